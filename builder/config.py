@@ -1,0 +1,393 @@
+"""The ``site.yml`` schema.
+
+Every field is declared once here, with its meaning. ``load_config`` reads the file with
+YAML safe loading, validates it with pydantic and reports *every* error at once, each with
+its field path, as one ``UserError`` (exit code 2 at the CLI).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import datetime as dt
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from builder.errors import UserError
+
+PACKAGE_DATA = Path(__file__).parent / "data"
+
+SourceKind = Literal[
+    "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
+    "lmarena_catalog",  # LMArena arena-catalog scatterplot data (names, organisation, licence)
+    "epoch",  # Epoch AI Capabilities Index CSV
+    "aider",  # Aider polyglot leaderboard YAML
+    "livebench",  # LiveBench dated table CSV + categories JSON
+    "terminal_bench",  # Terminal-Bench leaderboard repository run folders
+    "litellm",  # LiteLLM model_prices_and_context_window.json
+    "openrouter",  # OpenRouter GET /api/v1/models
+    "piratebench",  # PirateBench build checks (ModelBoards' documented JSON format)
+    "metadata",  # curated model metadata YAML
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SiteInfo(Strict):
+    title: str = "ModelBoards"
+    "Site title, shown in every page header."
+    url: str = "https://example.github.io/modelboards/"
+    "Public base URL of the site (http or https); used for canonical links, sitemap and citations."
+    description: str = "AI-model leaderboards scored by a published, recomputable method."
+    "One-line description for the front page and meta tags."
+    licence: str = "CC BY-SA 4.0"
+    "Licence of the rating tables the site publishes."
+    repository: str | None = None
+    "URL of the site's source repository (shown in the footer), optional."
+
+    @field_validator("url", "repository")
+    @classmethod
+    def _http_only(cls, v: str | None) -> str | None:
+        if v is not None and not (v.startswith("http://") or v.startswith("https://")):
+            raise ValueError("must be an http(s) URL")
+        return v
+
+
+class SourceConfig(Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    "Unique source id, used in feed names (``livebench/coding``) and store paths."
+    kind: SourceKind
+    "Which parser reads the payload."
+    title: str = ""
+    "Human name shown in the Sources disclosure (defaults to the name)."
+    url: str | None = None
+    "Live URL (``--live``). For folder-shaped sources, the base the kind's fetch plan starts from."
+    recorded: str | None = None
+    "Recorded payload: a file or folder, relative to the package's ``data/`` folder or absolute."
+    enabled: bool = True
+    "A disabled source is neither fetched nor scored."
+    local: bool = False
+    "The payload is the project's own file (curated metadata): read from ``recorded`` in both modes."
+    evaluator: str | None = None
+    "Independent evaluator id (publisher). Defaults to the source name."
+    licence: str = "unknown"
+    "The upstream data's licence, credited in the Sources disclosure."
+    attribution: str = ""
+    "Attribution text credited in the Sources disclosure."
+    homepage: str | None = None
+    "Upstream home page linked from the disclosure."
+    release: str | None = None
+    "Release hint: a label for the payload's release when the payload carries none."
+    date: dt.date | None = None
+    "Publication-date hint when the payload carries none (LMArena files have no dates inside)."
+    timeout: float = 30.0
+    "Seconds per HTTP request."
+    max_bytes: int = 50_000_000
+    "Size cap per HTTP response, bytes."
+    options: dict[str, Any] = Field(default_factory=dict)
+    "Kind-specific options (e.g. Terminal-Bench ``commit``, LiveBench ``index_url``)."
+
+    @field_validator("url", "homepage")
+    @classmethod
+    def _http_only(cls, v: str | None) -> str | None:
+        if v is not None and not (v.startswith("http://") or v.startswith("https://")):
+            raise ValueError("must be an http(s) URL")
+        return v
+
+    @property
+    def evaluator_id(self) -> str:
+        return self.evaluator or self.name
+
+    def recorded_path(self, base: Path | None = None) -> Path | None:
+        """Absolute path of the recorded payload (package data unless absolute / config-relative)."""
+        if not self.recorded:
+            return None
+        p = Path(self.recorded)
+        if p.is_absolute():
+            return p
+        if base is not None and (base / p).exists():
+            return base / p
+        return PACKAGE_DATA / p
+
+
+class FamilyConfig(Strict):
+    title: str
+    "Display name of the family."
+    feeds: list[str]
+    "Feeds (``source/feed`` names) whose calibrated scores the family averages equally."
+
+
+class RoleConfig(Strict):
+    title: str
+    "Display name of the role."
+    weights: dict[str, float]
+    "Family -> weight; only families present for a model count, the rest renormalise."
+
+    @field_validator("weights")
+    @classmethod
+    def _positive(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [k for k, w in v.items() if not w > 0]
+        if bad:
+            raise ValueError(f"weights must be positive: {', '.join(bad)}")
+        return v
+
+
+BoardKind = Literal["orchestrator", "open_weight", "mid_tier", "rote", "build_prices"]
+
+
+class BoardConfig(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    "URL-safe board id (``/boards/<id>/``)."
+    title: str
+    "Board title."
+    kind: BoardKind
+    "Which qualification rule applies (see the methodology)."
+    role: str
+    "Role whose weights score the board."
+    description: str = ""
+    "One-paragraph explanation shown above the table."
+
+
+class MachineConfig(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    "URL-safe machine id."
+    name: str
+    "Display name, e.g. 'RTX 3090'."
+    memory_gb: float = Field(gt=0)
+    "Memory available to the model, GB."
+
+
+class PriceRules(Strict):
+    rote_build_max: float = 0.25
+    "Rote workers: build price at most this (USD per build)."
+    rote_token_max: float = 0.30
+    "Rote workers without a build price: blended token price at most this (USD / M tokens)."
+    mid_token_min: float = 0.30
+    "Mid-tier workers without a build price: blended token price strictly above this."
+    mid_token_max: float = 3.0
+    "Mid-tier workers without a build price: blended token price at most this."
+    mid_build_min: float = 0.25
+    "Mid-tier workers: build price strictly above this (and strictly below the cheapest flagship build)."
+    value_stack_max: dict[str, float] = Field(
+        default_factory=lambda: {"orchestrator": 5.0, "mid_tier": 1.0, "rote": 0.30}
+    )
+    "Value stack: OpenRouter blended price strictly below this per role (USD / M tokens)."
+    day_of_work: dict[str, float] = Field(
+        default_factory=lambda: {"orchestrator": 2, "mid_tier": 10, "rote": 50}
+    )
+    "Value stack day-of-work estimate: million tokens per role."
+    memory_fraction: float = 0.8
+    "Home-computer picks: 4-bit memory must fit within this fraction of the machine's memory."
+    bytes_per_param_4bit: float = 0.5 * 1.25
+    "Home-computer picks: GB per billion parameters at 4 bits, with 25% overhead."
+
+
+class FlagshipRule(Strict):
+    tokens: list[str] = Field(default_factory=lambda: ["opus", "sol", "astra", "fable"])
+    "Name tokens that mark a flagship (excluded from worker boards)."
+    prefixes: list[str] = Field(default_factory=lambda: ["muse-spark"])
+    "Name prefixes that mark a flagship."
+    gemini_pro: bool = True
+    "Gemini names with a 'pro' token are flagships."
+    grok_unless: list[str] = Field(default_factory=lambda: ["mini", "fast"])
+    "Grok names are flagships unless they carry one of these tokens."
+
+
+class FoldingConfig(Strict):
+    effort_suffixes: list[str] = Field(
+        default_factory=lambda: [
+            "-high", "-medium", "-low", "-minimal", "-xhigh", "-max",
+            "-thinking", "-non-reasoning", "-reasoning", "-nothink", "-no-thinking",
+            "(high)", "(medium)", "(low)", "(minimal)", "(thinking)", "(no thinking)",
+            "(32k thinking)", "(16k thinking)", "(64k thinking)", "(8k thinking)",
+            "-thinking-16k", "-thinking-32k", "-thinking-64k", "-thinking-128k",
+            "_high", "_medium", "_low", "_minimal", "_xhigh",
+        ]
+    )
+    "Reasoning-effort suffixes folded into the base model (effort folds first, then the date)."
+    provider_prefixes: list[str] = Field(
+        default_factory=lambda: [
+            "openai/", "anthropic/", "google/", "gemini/", "meta-llama/", "mistralai/",
+            "deepseek/", "x-ai/", "xai/", "qwen/", "moonshotai/", "z-ai/", "openrouter/",
+        ]
+    )
+    "Provider prefixes stripped before folding."
+
+
+class ArenaConfig(Strict):
+    enabled: bool = True
+    "Build the Arena page from pairwise battles."
+    battles: str | None = "demo/battles/clean_battle_demo.jsonl"
+    "Recorded battles file (JSON, JSONL, CSV or Parquet), relative to package data or absolute."
+    live_url: str | None = None
+    "Public clean_battle dump for ``--live`` (streamed to disk with resume and a size cap)."
+    live_max_bytes: int = 4_000_000_000
+    "Size cap for the live battles dump, bytes."
+    anony_only: bool = False
+    "Keep anonymous votes only."
+    bootstrap: int = 200
+    "Bootstrap rounds for the confidence intervals."
+    seed: int = 42
+    "Seed for every random draw in the Arena pipeline."
+    history: Literal["day", "week", "month"] = "week"
+    "History slice period (feeds the race and charts)."
+    min_pair_battles: int = 50
+    "Pairs with fewer battles are left out of the win-rate MAE."
+    top_heatmap: int = 20
+    "Models shown in the predicted win-rate heatmap."
+
+
+class EvalSuiteConfig(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    "URL-safe suite id."
+    title: str
+    "Suite title."
+    kind: Literal["aggregate", "clarify"] = "aggregate"
+    "aggregate: EvalRun files; clarify: clarification run directories scored with TKQR/ORA."
+    paths: list[str]
+    "Files or folders, relative to package data or absolute."
+    metric: str | None = None
+    "Metric shown on the board (default: the first one found)."
+    bootstrap: int = 500
+    "Bootstrap rounds."
+    seed: int = 42
+    "Bootstrap seed."
+    description: str = ""
+    "Shown above the suite's table."
+
+
+class IndexConfig(Strict):
+    """The Capability Index (a second ranking, 0-100). Filled in by the index issue."""
+
+    enabled: bool = True
+    "Compute and publish the Capability Index."
+    settings: dict[str, Any] = Field(default_factory=dict)
+    "Boards, families, confidences, fusion sigmas (see the methodology)."
+
+
+class FetchSettings(Strict):
+    user_agent: str = "ModelBoards/0.1 (+https://github.com/modelboards/modelboards)"
+    "User-Agent sent with every request."
+    retries: int = Field(default=3, ge=1, le=10)
+    "Attempts per request (exponential backoff between them)."
+    backoff: float = 0.5
+    "First backoff delay, seconds (doubles each attempt)."
+    store: str = ".modelboards/store"
+    "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
+
+
+class SiteConfig(Strict):
+    site: SiteInfo = Field(default_factory=SiteInfo)
+    "Title, URL and licence of the site."
+    sources: list[SourceConfig]
+    "Every upstream source, in disclosure order."
+    folding: FoldingConfig = Field(default_factory=FoldingConfig)
+    "How model spellings fold into identity keys."
+    aliases: dict[str, str] = Field(default_factory=dict)
+    "Spelling (after case/separator folding) -> identity key, for names that differ across sources."
+    families: dict[str, FamilyConfig]
+    "Rating families and the feeds that make them."
+    roles: dict[str, RoleConfig]
+    "Roles and their family weights."
+    boards: list[BoardConfig]
+    "Role boards, in menu order."
+    machines: list[MachineConfig] = Field(default_factory=list)
+    "Home-computer picks."
+    prices: PriceRules = Field(default_factory=PriceRules)
+    "Price thresholds of the worker boards and the value stack."
+    flagship: FlagshipRule = Field(default_factory=FlagshipRule)
+    "The flagship-name rule of the worker boards."
+    fetch: FetchSettings = Field(default_factory=FetchSettings)
+    "HTTP settings and the payload store."
+    snapshots_dir: str = "snapshots"
+    "Committed dated snapshots (relative to site.yml)."
+    arena: ArenaConfig = Field(default_factory=ArenaConfig)
+    "The Arena page: Bradley-Terry from pairwise battles."
+    evals: list[EvalSuiteConfig] = Field(default_factory=list)
+    "The operator's own eval suites."
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    "The Capability Index."
+    demo: bool = False
+    "True when the configured payloads are the bundled demo data (a banner says so on every page)."
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> "SiteConfig":
+        errors: list[str] = []
+        names = [s.name for s in self.sources]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            errors.append(f"sources: duplicate names {', '.join(dupes)}")
+        for role_id, role in self.roles.items():
+            for fam in role.weights:
+                if fam not in self.families:
+                    errors.append(f"roles.{role_id}.weights.{fam}: unknown family")
+        for i, b in enumerate(self.boards):
+            if b.role not in self.roles:
+                errors.append(f"boards.{i}.role: unknown role {b.role!r}")
+        for fam_id, fam in self.families.items():
+            for feed in fam.feeds:
+                if feed.split("/", 1)[0] not in names:
+                    errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured source")
+        if errors:
+            raise ValueError("; ".join(errors))
+        return self
+
+    def source(self, name: str) -> SourceConfig:
+        for s in self.sources:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def method_config(self) -> dict[str, Any]:
+        """The part of the configuration that defines the scoring method."""
+        return {
+            "sources": sorted((s.name, s.kind) for s in self.sources if s.enabled),
+            "families": {k: sorted(v.feeds) for k, v in sorted(self.families.items())},
+            "roles": {k: dict(sorted(v.weights.items())) for k, v in sorted(self.roles.items())},
+            "folding": self.folding.model_dump(),
+            "aliases": dict(sorted(self.aliases.items())),
+            "prices": self.prices.model_dump(),
+            "flagship": self.flagship.model_dump(),
+        }
+
+    def method_id(self) -> str:
+        """``boards-zfit-v1-<hash>``: a change of sources, families or weights is a new method."""
+        blob = json.dumps(self.method_config(), sort_keys=True, default=str).encode()
+        return f"boards-zfit-v1-{hashlib.sha256(blob).hexdigest()[:12]}"
+
+
+def _format_errors(path: Path, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        lines.append(f"{loc}: {err['msg']}")
+    return f"{path}: {len(lines)} error(s): " + "; ".join(lines)
+
+
+def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
+    """Read and validate ``site.yml``; return the config and the folder it lives in."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: config file not found") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read config: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UserError(f"{path}: {where}invalid YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
+    try:
+        return SiteConfig.model_validate(data), path.resolve().parent
+    except ValidationError as exc:
+        raise UserError(_format_errors(path, exc)) from None
