@@ -63,3 +63,82 @@ def main(ctx: click.Context, config: str, verbose: int) -> None:
         format="%(levelname)s %(name)s: %(message)s",
     )
     ctx.obj = Context(config, verbose)
+
+
+@main.command()
+@click.option("--live", is_flag=True, default=None, help="Ask the real upstream URLs (default: the bundled recorded payloads).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress display on a terminal.")
+@pass_ctx
+def fetch(obj: Context, live: bool | None, progress: bool) -> None:
+    """Fetch every enabled source into the payload store, with a status per source.
+
+    A failed source never stops the others and never overwrites its last good payload.
+    """
+    cfg, base = obj.load()
+    from builder.fetch import fetch_all, format_status_table
+
+    statuses = fetch_all(cfg, base, live=bool(live), progress=progress)
+    click.echo(format_status_table(statuses))
+
+
+@main.command("select")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True,
+              help="Output format.")
+@click.option("--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to this file instead of standard output.")
+@pass_ctx
+def select_cmd(obj: Context, fmt: str, output: str | None) -> None:
+    """Print every observation with its identity and whether it was selected, and why not.
+
+    This answers "why is my model missing": every row that did not count says why.
+    Reads the payload store (run `modelboards fetch` first).
+    """
+    cfg, base = obj.load()
+    from builder.pipeline import parse_stored
+    from builder.scoring.select import select_observations, select_rows, write_select
+
+    parsed = parse_stored(cfg, base)
+    rows = select_rows(select_observations(parsed.result.observations, cfg))
+    if output:
+        with open(output, "w", encoding="utf-8", newline="") as fh:
+            write_select(rows, fmt, fh)
+    else:
+        write_select(rows, fmt, click.get_text_stream("stdout"))
+
+
+@main.command()
+@click.option("--live", is_flag=True, default=None, help="Fetch the real upstream URLs instead of the bundled payloads.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder [default: site/ beside site.yml].")
+@click.option("--base-url", default=None, help="Public base URL (e.g. https://user.github.io/repo/) [default: site.url].")
+@click.option("--strict", is_flag=True, default=None, help="Fail (exit 1) on any warning; the previous site stays.")
+@click.option("--snapshots-dir", type=click.Path(file_okay=False), default=None,
+              help="Where dated snapshots live [default: snapshots_dir of site.yml].")
+@click.option("--now", default=None, help="Pretend the build runs at this ISO date/time (UTC).")
+@click.option("--timings", is_flag=True, default=None, help="Print how long each stage took.")
+@pass_ctx
+def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings) -> None:
+    """Fetch, score, write today's snapshot and render the whole site.
+
+    Output is written to a temporary folder and swapped in whole: a failure leaves the
+    previous site untouched.
+    """
+    cfg, base = obj.load()
+    from builder.pipeline import build as run_build
+    from builder.pipeline import parse_now
+
+    report = run_build(
+        cfg, base,
+        live=bool(live),
+        out=Path(out) if out else None,
+        base_url=base_url,
+        strict=bool(strict),
+        now=parse_now(now),
+        snapshots_dir=Path(snapshots_dir) if snapshots_dir else None,
+        progress=True,
+    )
+    click.echo(f"snapshot {report.snapshot_path} ({report.snapshot_action})")
+    click.echo(f"site written to {report.out}")
+    for w in report.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if timings:
+        click.echo(report.timings.format())

@@ -1,0 +1,48 @@
+# ModelBoards: the two commands of the README are `make site` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+NPM    ?= npm
+
+.PHONY: site test install install-test browser golden snapshots bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+## install: the package and the site's front-end libraries (D3), no test tools
+install: $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	$(NPM) ci --no-audit --no-fund
+
+## site: install, then build the site from the bundled data (offline) into site/
+site: install
+	$(BIN)/modelboards build --timings
+
+## install-test: the package with its test extras, npm dev tools, and Chromium
+install-test: $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	$(NPM) ci --no-audit --no-fund
+	$(MAKE) --no-print-directory browser
+
+## browser: Debian's Chromium where we are root on Debian, else Playwright's own build
+browser:
+	@if [ -x /usr/bin/chromium ]; then echo "browser: /usr/bin/chromium"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else $(BIN)/python -m playwright install chromium; fi
+
+## test: install what the tests need and run the whole suite
+test: install-test
+	$(BIN)/python -m pytest -n 2 -q
+
+## golden: regenerate the golden files (review the diff before committing)
+golden: $(BIN)/python
+	MODELBOARDS_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_render_golden.py
+
+## bench: the benchmarks (ratios against the reference methods, printed; not tests)
+bench: $(BIN)/python
+	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf site .modelboards .pytest_cache

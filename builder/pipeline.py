@@ -1,0 +1,228 @@
+"""The build, as a list of stages.
+
+    fetch  -> store (payload + status per source)        builder.fetch
+    parse  -> typed records per source                   builder.sources
+    select -> identities, one observation per source     builder.scoring.select
+    score  -> snapshot dict (boards, arena, evals, index) builder.scoring / pairwise / evals
+    write  -> snapshots/YYYY-MM-DD.json (same-day rules)  builder.snapshot
+    render -> site/ (temp dir swapped in whole)          builder.render
+
+Each stage is a function of the previous stage's records; ``build`` strings them together
+and times them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from builder.config import SiteConfig
+from builder.errors import CheckFailed, UserError
+from builder.records import FetchStatus, ParseResult, Payload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Timings:
+    """Seconds per stage, in order."""
+
+    stages: list[tuple[str, float]] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stages.append((name, time.perf_counter() - t0))
+
+    def format(self) -> str:
+        total = sum(s for _, s in self.stages)
+        lines = [f"  {name:<10} {secs:8.3f} s" for name, secs in self.stages]
+        return "\n".join(["timings:", *lines, f"  {'total':<10} {total:8.3f} s"])
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """All records parsed from the stored payloads, before selection."""
+
+    result: ParseResult
+    statuses: dict[str, FetchStatus | None]
+    published: dict[str, date | None]
+
+
+def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
+    """Parse every enabled source's stored payload (the last good one).
+
+    A stored payload that no longer parses (e.g. a parser got stricter) marks that source
+    failed for this build; the others go on.
+    """
+    from builder.fetch import load_payloads
+    from builder.sources import PayloadError, parse_payload
+
+    payloads = load_payloads(cfg, base)
+    observations, prices, checks, models = [], [], [], []
+    statuses: dict[str, FetchStatus | None] = {}
+    published: dict[str, date | None] = {}
+    for source in cfg.sources:
+        if not source.enabled:
+            continue
+        payload, status = payloads.get(source.name, (None, None))
+        statuses[source.name] = status
+        published[source.name] = None
+        if payload is None:
+            continue
+        try:
+            parsed = parse_payload(payload, source)
+        except PayloadError as exc:
+            log.warning("%s: stored payload does not parse: %s", source.name, exc)
+            statuses[source.name] = _failed(status, payload, f"unparseable payload: {exc}")
+            continue
+        observations += parsed.observations
+        prices += parsed.prices
+        checks += parsed.build_checks
+        models += parsed.models
+        published[source.name] = parsed.published or source.date or _payload_date(payload)
+    result = ParseResult(tuple(observations), tuple(prices), tuple(checks), tuple(models))
+    return Parsed(result, statuses, published)
+
+
+def _payload_date(payload: Payload) -> date:
+    return payload.fetched_at.astimezone(timezone.utc).date()
+
+
+def _failed(status: FetchStatus | None, payload: Payload, error: str) -> FetchStatus:
+    now = datetime.now(timezone.utc)
+    if status is None:
+        return FetchStatus(payload.source, False, None, error, 0, None, now, None, payload.origin, False)
+    return replace(status, ok=False, error=error)
+
+
+def gather_inputs(cfg: SiteConfig, base: Path):
+    """Stored payloads -> parsed records -> identities and selection -> ScoringInputs."""
+    from builder.scoring.boards import ScoringInputs
+    from builder.scoring.select import identify, select_observations
+
+    parsed = parse_stored(cfg, base)
+    r = parsed.result
+    return ScoringInputs(
+        observations=tuple(select_observations(r.observations, cfg)),
+        prices=tuple(identify(r.prices, cfg)),
+        build_checks=tuple(identify(r.build_checks, cfg)),
+        models=tuple(identify(r.models, cfg)),
+        statuses=parsed.statuses,
+        published=parsed.published,
+    )
+
+
+def resolve_data_path(path: str, base: Path) -> Path:
+    """A data path from site.yml: absolute, else relative to site.yml, else package data."""
+    from builder.config import PACKAGE_DATA
+
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    if (base / p).exists():
+        return base / p
+    return PACKAGE_DATA / p
+
+
+def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_dir: Path) -> dict:
+    """Role boards from the stored payloads, plus the Arena, eval-suite and index sections."""
+    from builder.scoring.boards import compute_snapshot
+    from builder.snapshot import previous_snapshot
+
+    inputs = gather_inputs(cfg, base)
+    previous = previous_snapshot(snapshots_dir, now.date())
+    snapshot = compute_snapshot(inputs, cfg, now, previous)
+    snapshot["demo"] = cfg.demo
+    if cfg.arena.enabled and cfg.arena.battles:
+        from builder.pairwise.arena import compute_arena_section
+
+        snapshot["arena"] = compute_arena_section(resolve_data_path(cfg.arena.battles, base), cfg.arena)
+    if cfg.evals:
+        from builder.evals.aggregate import compute_evals_section
+
+        snapshot["evals"] = compute_evals_section(cfg.evals, base)
+    return snapshot
+
+
+def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = None) -> Path:
+    if override is not None:
+        return Path(override)
+    p = Path(cfg.snapshots_dir)
+    return p if p.is_absolute() else base / p
+
+
+@dataclass
+class BuildReport:
+    snapshot_path: Path
+    snapshot_action: str
+    out: Path
+    warnings: list[str]
+    timings: Timings
+    statuses: list[FetchStatus]
+
+
+def build(
+    cfg: SiteConfig,
+    base: Path,
+    *,
+    live: bool = False,
+    out: Path | None = None,
+    base_url: str | None = None,
+    strict: bool = False,
+    now: datetime | None = None,
+    snapshots_dir: Path | None = None,
+    progress: bool = False,
+) -> BuildReport:
+    """The whole job: fetch, parse, select, score, write the snapshot, render, verify."""
+    from builder.fetch import fetch_all
+    from builder.render.site import render_site, write_site_atomically
+    from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
+
+    now = now or datetime.now(timezone.utc)
+    out = out or base / "site"
+    snaps = snapshots_dir or snapshots_path(cfg, base)
+    t = Timings()
+    with t.stage("fetch"):
+        statuses = fetch_all(cfg, base, live=live, progress=progress, now=now)
+    with t.stage("score"):
+        snapshot = compute_full_snapshot(cfg, base, now, snaps)
+    with t.stage("snapshot"):
+        path, action = write_snapshot(snapshot, snaps)
+        current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
+    with t.stage("render"):
+        history = [load_snapshot(p) for p in list_snapshots(snaps) if p != path]
+
+        def _render(tmp: Path) -> list[str]:
+            return render_site(current, history, cfg, base, tmp, now=now, base_url=base_url)
+
+        warnings = write_site_atomically(out, _render)
+    failed = [s for s in statuses if not s.ok]
+    warnings = [*(f"source {s.source} failed: {s.error}" for s in failed), *warnings]
+    report = BuildReport(path, action, out, warnings, t, statuses)
+    if strict and warnings:
+        raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
+    return report
+
+
+def today(now: datetime | None = None) -> date:
+    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
+
+
+def parse_now(value: str | None) -> datetime | None:
+    """``--now`` option: an ISO date or time, taken as UTC when it has no offset."""
+    if value is None:
+        return None
+    try:
+        dt_ = datetime.fromisoformat(value)
+    except ValueError:
+        raise UserError(f"--now: not an ISO date/time: {value!r}") from None
+    return dt_ if dt_.tzinfo else dt_.replace(tzinfo=timezone.utc)
