@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,5 +19,7 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
+        if os.environ.get("MODELBOARDS_ALLOW_NO_SHARED_DATA") == "1":
+            pytest.skip(f"real upstream test data not present at {SHARED_DATA}")
         pytest.fail(f"real upstream test data not found at {SHARED_DATA}")
     return SHARED_DATA
