@@ -1,0 +1,160 @@
+"""Curated model metadata (``builder/data/models.yml``) -> ``ModelInfo`` records, and the
+licence rule every source that reads a licence uses.
+
+The YAML is a list of entries, one per model::
+
+    - model: deepseek-v4          # spelling (folded into an identity like any other)
+      maker: DeepSeek
+      licence: MIT                # weight licence; "Proprietary" when weights are closed
+      params_b: 685               # total checkpoint parameters, billions, all experts
+      context_window: 163840      # tokens
+      release_date: 2026-04-22
+      lineage: deepseek           # family line, e.g. "claude-opus", "gpt"
+      url: https://...
+
+Only ``model`` is required. The file is the operator's own, so a bad value is a
+``UserError`` naming the file, line and value (exit code 2), not an excluded row.
+
+Licence rule (seed 004, open-weight board): a model is open-weight when its licence is
+present and not marked proprietary. ``is_proprietary`` recognises the spellings sources use
+for closed weights, including LMArena's misspelling "Propretary".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime
+import yaml
+
+from builder.config import SourceConfig
+from builder.errors import UserError
+from builder.records import ModelInfo, ParseResult, Payload
+
+_CLOSED_PHRASES = frozenset(
+    {
+        "closed",
+        "closed source",
+        "closed weights",
+        "api",
+        "api only",
+        "api access",
+        "hosted access",
+        "hosted access no api",
+        "no public weights",
+        "unreleased",
+    }
+)
+
+
+def is_proprietary(licence: str) -> bool:
+    """True when a licence string means the weights are not published.
+
+    Recognises "Proprietary" in any case, its misspellings ("Propretary" from LMArena,
+    "Proprietory", "Propriatary", "Propietary"), "Closed"/"closed-source", and access
+    labels that mean no weights ("API only", "API access", "Unreleased"). Open licences
+    ("MIT", "Apache 2.0", "Llama 5 Community", "Modified MIT", "CC-BY-NC-4.0", "Open")
+    are not proprietary, however restrictive their terms.
+    """
+    words = re.findall(r"[a-z]+", licence.lower())
+    if any(w.startswith(("propr", "propie")) for w in words):
+        return True
+    return " ".join(words) in _CLOSED_PHRASES or (bool(words) and words[0] == "closed")
+
+
+def open_weight(licence: str | None) -> bool | None:
+    """``None`` when the licence is missing or blank, ``False`` when proprietary, else ``True``."""
+    if licence is None or not str(licence).strip():
+        return None
+    return not is_proprietary(str(licence))
+
+
+_FIELDS = ("model", "maker", "licence", "params_b", "context_window", "release_date", "lineage", "url")
+
+
+def parse(payload: Payload, source: SourceConfig) -> ParseResult:
+    """Curated YAML -> ``ParseResult(models=...)`` (one ``ModelInfo`` per entry).
+
+    ``params_b`` is billions of total parameters; ``context_window`` is tokens.
+    """
+    if not payload.files:
+        raise UserError(f"{payload.origin}: metadata file is empty")
+    name, raw = next(iter(payload.files.items())) if len(payload.files) == 1 else (
+        "models.yml", payload.files.get("models.yml", b"")
+    )
+    where = payload.origin or name
+    try:
+        text = raw.decode("utf-8-sig")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f"line {mark.line + 1}: " if mark else ""
+        raise UserError(f"{where}: {line}invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if data is None:
+        return ParseResult()
+    if not isinstance(data, list) or not isinstance(node, yaml.SequenceNode):
+        raise UserError(f"{where}: expected a list of model entries, got {type(data).__name__}")
+
+    models: list[ModelInfo] = []
+    seen: dict[str, int] = {}
+    for entry, entry_node in zip(data, node.value):
+        line = entry_node.start_mark.line + 1
+        if not isinstance(entry, dict):
+            raise UserError(f"{where}: line {line}: expected a mapping with 'model', got {entry!r}")
+        lines = {k.value: v.start_mark.line + 1 for k, v in entry_node.value}
+        unknown = sorted(set(entry) - set(_FIELDS))
+        if unknown:
+            raise UserError(f"{where}: line {lines.get(unknown[0], line)}: unknown field {unknown[0]!r}")
+
+        def bad(field: str, why: str) -> UserError:
+            return UserError(f"{where}: line {lines.get(field, line)}: {field} {why} ({entry.get(field)!r})")
+
+        model = entry.get("model")
+        if not isinstance(model, str) or not model.strip():
+            raise bad("model", "must be a non-empty string")
+        if model in seen:
+            raise bad("model", f"is listed twice (first on line {seen[model]})")
+        seen[model] = line
+        text_fields = {}
+        for f in ("maker", "licence", "lineage", "url"):
+            v = entry.get(f)
+            if v is not None and not isinstance(v, str):
+                raise bad(f, "must be a string")
+            text_fields[f] = v.strip() if isinstance(v, str) and v.strip() else None
+        params = entry.get("params_b")
+        if params is not None and (
+            isinstance(params, bool) or not isinstance(params, (int, float))
+            or not math.isfinite(params) or params <= 0
+        ):
+            raise bad("params_b", "must be a positive number of billions")
+        window = entry.get("context_window")
+        if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window <= 0):
+            raise bad("context_window", "must be a positive whole number of tokens")
+        released = entry.get("release_date")
+        if isinstance(released, datetime):
+            released = released.date()
+        elif isinstance(released, str):
+            try:
+                released = date.fromisoformat(released.strip())
+            except ValueError:
+                raise bad("release_date", "must be a date YYYY-MM-DD") from None
+        elif released is not None and not isinstance(released, date):
+            raise bad("release_date", "must be a date YYYY-MM-DD")
+        models.append(
+            ModelInfo(
+                source=source.name,
+                model=model.strip(),
+                maker=text_fields["maker"],
+                licence=text_fields["licence"],
+                open_weight=open_weight(text_fields["licence"]),
+                params_b=float(params) if params is not None else None,
+                context_window=window,
+                release_date=released,
+                lineage=text_fields["lineage"],
+                url=text_fields["url"],
+            )
+        )
+    return ParseResult(models=tuple(models))
