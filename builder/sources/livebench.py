@@ -1,0 +1,237 @@
+"""LiveBench dated table CSV + categories JSON -> global and per-category observations.
+
+Payload: files named ``table_YYYY_MM_DD.csv`` (``model,<task>,<task>,...``, task scores in
+percent, 0-100) and ``categories_YYYY_MM_DD.json`` (``{category: [task, ...]}``), possibly
+for several dates (keys may carry a folder, e.g. ``public/table_2026_01_08.csv``). Only the
+latest date that has *both* files is read (seed 004: "LiveBench uses its latest linked dated
+CSV"); the task set may change between releases (21 tasks on 2025-12-23, 23 on 2026-01-08),
+so each table is read with the categories of its own date.
+
+Feeds: ``<source>/global`` plus one per category. A category's feed slug is its name in
+lower case with every run of non-alphanumerics turned into ``_`` (``Data Analysis`` ->
+``data_analysis``, ``Agentic Coding`` -> ``agentic_coding``), except the names in
+``FEED_ALIASES`` (LiveBench's ``IF`` is ``instruction_following``); ``options.feed_names``
+in ``site.yml`` (``{category: slug}``) overrides both.
+
+Scores (percent), for one model row of the table:
+
+    category[c] = summary column of c, when the CSV has one (a column named like the
+                  category, its slug, or ``<slug>_average``, that is not a task column);
+                else  mean(task[t] for t in tasks(c))       (all tasks valid, else incomplete)
+    global      = the CSV's global summary column when present (``global_average``,
+                  ``livebench_average``, ``average``);
+                else  mean(category[c] for the complete categories c)   (equal weights)
+
+An incomplete category (a task column missing from the table, or a cell that is empty,
+non-numeric, non-finite or outside [0, 100]) contributes nothing: its own observation is
+kept as excluded with the reason, and the global score is the equal mean of the categories
+that are complete (``details["categories"]`` lists them, ``details["incomplete_categories"]``
+the others). With no complete category the global observation is excluded too.
+
+A ragged row (a different number of fields from the header, e.g. ``nemotron-3-super-120b-a12b``
+with 21 of 24 in ``table_2026_01_08.csv``) cannot be aligned with the header, so it is never
+read by position: it yields one excluded observation per feed whose reason names the file,
+line, model and field counts.
+
+date = release = the table's date (``release`` is its ISO string, grouping a calibration fit).
+
+Observation.details: ``table`` (file name), ``category`` (upstream category name, or
+``"global"``), ``from_summary`` (bool: read from a summary column), ``tasks`` (category
+rows: the task columns averaged), and on global rows ``categories`` and
+``incomplete_categories``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import date
+from pathlib import PurePosixPath
+from statistics import fmean
+
+from builder.config import SourceConfig
+from builder.records import Observation, ParseResult, Payload
+from builder.sources import PayloadError
+from builder.sources.validate import check_score
+
+FEED_ALIASES: dict[str, str] = {"if": "instruction_following"}
+GLOBAL_SUMMARY_COLUMNS = ("global_average", "livebench_average", "average", "global")
+
+_TABLE = re.compile(r"^table_(\d{4})_(\d{2})_(\d{2})\.csv$")
+_CATEGORIES = re.compile(r"^categories_(\d{4})_(\d{2})_(\d{2})\.json$")
+
+
+def slug(name: str) -> str:
+    """``"Data Analysis"`` -> ``"data_analysis"`` (lower case, non-alphanumeric runs -> ``_``)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def feed_slug(category: str, overrides: dict[str, str] | None = None) -> str:
+    """Feed suffix of a LiveBench category (``IF`` -> ``instruction_following``)."""
+    if overrides and category in overrides:
+        return str(overrides[category])
+    s = slug(category)
+    return FEED_ALIASES.get(s, s)
+
+
+def _dated_files(payload: Payload) -> tuple[date, str, str]:
+    """The latest date with both a table and a categories file: ``(date, table_key, categories_key)``."""
+    tables: dict[date, str] = {}
+    cats: dict[date, str] = {}
+    for key in payload.files:
+        base = PurePosixPath(key).name
+        for pattern, into in ((_TABLE, tables), (_CATEGORIES, cats)):
+            m = pattern.match(base)
+            if m:
+                try:
+                    into[date(int(m[1]), int(m[2]), int(m[3]))] = key
+                except ValueError:
+                    pass  # an impossible date in a file name is not a release
+    both = sorted(set(tables) & set(cats))
+    if not both:
+        raise PayloadError(
+            f"{payload.origin}: no date with both table_YYYY_MM_DD.csv and categories_YYYY_MM_DD.json "
+            f"(tables: {len(tables)}, categories: {len(cats)})"
+        )
+    day = both[-1]
+    return day, tables[day], cats[day]
+
+
+def _load_categories(key: str, blob: bytes) -> dict[str, list[str]]:
+    try:
+        data = json.loads(blob.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PayloadError(f"{key}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not data:
+        raise PayloadError(f"{key}: expected a non-empty object mapping category -> [task]")
+    bad = [c for c, tasks in data.items() if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks)]
+    if bad:
+        raise PayloadError(f"{key}: category {bad[0]!r} does not map to a list of task names")
+    return {str(c): list(tasks) for c, tasks in data.items()}
+
+
+def _row_url(source: SourceConfig, payload: Payload, table_name: str) -> str:
+    if source.url and source.url.endswith("/"):
+        return source.url + table_name
+    for candidate in (source.url, source.homepage, payload.origin):
+        if candidate and candidate.startswith(("http://", "https://")):
+            return candidate
+    return ""
+
+
+def parse(payload: Payload, source: SourceConfig) -> ParseResult:
+    """Parse the latest LiveBench release into ``<source>/global`` and per-category rows."""
+    day, table_key, cats_key = _dated_files(payload)
+    categories = _load_categories(cats_key, payload.files[cats_key])
+    table_name = PurePosixPath(table_key).name
+    try:
+        text = payload.files[table_key].decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"{table_key}: not UTF-8 text ({exc})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if not header or header[0].strip().lower() != "model":
+        raise PayloadError(f"{table_key}: the first column must be 'model' (header {header!r})")
+    header = [h.strip() for h in header]
+    column = {h: i for i, h in enumerate(header)}
+    task_columns = {t for tasks in categories.values() for t in tasks}
+
+    overrides = source.options.get("feed_names") or {}
+    feeds = {c: feed_slug(c, overrides) for c in categories}
+    clash = sorted({f for f in feeds.values() if list(feeds.values()).count(f) > 1} | ({"global"} & set(feeds.values())))
+    if clash:
+        raise PayloadError(f"{cats_key}: categories share the feed name(s) {', '.join(clash)}")
+    summary: dict[str, int] = {}
+    for c in categories:
+        wanted = {c.lower(), slug(c), feeds[c], f"{slug(c)}_average", f"{feeds[c]}_average"}
+        for h, i in column.items():
+            if i > 0 and h not in task_columns and (h.lower() in wanted or slug(h) in wanted):
+                summary[c] = i
+                break
+    global_col = next(
+        (i for h, i in column.items() if i > 0 and h not in task_columns and slug(h) in GLOBAL_SUMMARY_COLUMNS),
+        None,
+    )
+
+    url = _row_url(source, payload, table_name)
+    release = day.isoformat()
+    observations: list[Observation] = []
+
+    def emit(model: str, feed: str, raw: float | None, problem: str | None, details: dict) -> None:
+        observations.append(
+            Observation(
+                source=source.name,
+                feed=f"{source.name}/{feed}",
+                evaluator=source.evaluator_id,
+                model=model,
+                raw=raw,
+                date=day,
+                url=url,
+                release=release,
+                percent=True,
+                details={"table": table_name, **details},
+                excluded=problem,
+            )
+        )
+
+    for row in reader:
+        line = reader.line_num
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        model = row[0].strip()
+        if len(row) != len(header):
+            reason = f"{table_name} line {line} ({model!r}): ragged row, {len(row)} fields, header has {len(header)}"
+            emit(model, "global", None, reason, {"category": "global", "from_summary": False})
+            for c in categories:
+                emit(model, feeds[c], None, reason, {"category": c, "from_summary": False, "tasks": list(categories[c])})
+            continue
+
+        scores: dict[str, float] = {}
+        incomplete: list[str] = []
+        for c, tasks in categories.items():
+            details = {"category": c, "from_summary": c in summary, "tasks": list(tasks)}
+            if c in summary:
+                raw, problem = check_score(row[summary[c]], percent=True)
+                problem = f"{header[summary[c]]}: {problem}" if problem else None
+            else:
+                values: list[float] = []
+                problem = None
+                for t in tasks:
+                    if t not in column:
+                        problem = f"task {t!r} is not in {table_name}"
+                        break
+                    value, why = check_score(row[column[t]], percent=True)
+                    if why:
+                        problem = f"task {t!r}: {why}"
+                        break
+                    values.append(value)  # type: ignore[arg-type]
+                if problem is None and not values:
+                    problem = "category has no tasks"
+                raw = fmean(values) if problem is None else None
+            if problem is None:
+                raw, problem = check_score(raw, percent=True)
+            if problem:
+                incomplete.append(c)
+                emit(model, feeds[c], raw if c in summary else None, f"category {c!r} incomplete: {problem}", details)
+            else:
+                scores[c] = raw  # type: ignore[assignment]
+                emit(model, feeds[c], raw, None, details)
+
+        complete = [c for c in categories if c in scores]
+        gdetails = {
+            "category": "global",
+            "from_summary": global_col is not None,
+            "categories": complete,
+            "incomplete_categories": incomplete,
+        }
+        if global_col is not None:
+            raw, problem = check_score(row[global_col], percent=True)
+            emit(model, "global", raw, f"{header[global_col]}: {problem}" if problem else None, gdetails)
+        elif complete:
+            raw, problem = check_score(fmean(scores[c] for c in complete), percent=True)
+            emit(model, "global", raw, problem, gdetails)
+        else:
+            emit(model, "global", None, "no complete category", gdetails)
+    return ParseResult(observations=tuple(observations), published=day)
