@@ -261,13 +261,69 @@ class EvalSuiteConfig(Strict):
     "Shown above the suite's table."
 
 
+IndexFamily = Literal["general", "coding", "agent", "reasoning"]
+
+
+class IndexBoardConfig(Strict):
+    feed: str
+    "The upstream board: a feed (``source/feed``) or an eval suite (``evals/<suite id>``)."
+    family: IndexFamily
+    "The Capability Index family the board belongs to."
+    share: float = Field(gt=0, le=1)
+    "The board's share of its family."
+    confidence: float = Field(ge=0, le=100)
+    "How much the board is trusted, 0-100; a row's weight is share x confidence / 100."
+
+
+def _default_index_boards() -> list["IndexBoardConfig"]:
+    rows = [
+        ("arena/text", "general", 0.6, 90), ("livebench/global", "general", 0.4, 80),
+        ("arena/coding", "coding", 0.4, 85), ("aider/polyglot", "coding", 0.3, 80),
+        ("livebench/coding", "coding", 0.3, 75), ("terminal-bench/accuracy", "agent", 1.0, 70),
+        ("epoch/eci", "reasoning", 1.0, 85),
+    ]
+    return [IndexBoardConfig(feed=f, family=fam, share=sh, confidence=c) for f, fam, sh, c in rows]
+
+
 class IndexConfig(Strict):
-    """The Capability Index (a second ranking, 0-100). Filled in by the index issue."""
+    """The Capability Index: a second ranking on a 0-100 scale (see the methodology)."""
 
     enabled: bool = True
     "Compute and publish the Capability Index."
-    settings: dict[str, Any] = Field(default_factory=dict)
-    "Boards, families, confidences, fusion sigmas (see the methodology)."
+    version: str = "capindex-v1"
+    "Method name; the index method id is this plus a hash of the settings below."
+    boards: list[IndexBoardConfig] = Field(default_factory=_default_index_boards)
+    "Upstream boards, each in one family with a share and a confidence."
+    family_weights: dict[str, float] = Field(
+        default_factory=lambda: {"coding": 30.0, "agent": 20.0, "reasoning": 30.0}
+    )
+    "Specialist family weights, percent: how far each family may move a model from its general score."
+    delta_bound: float = Field(default=8.0, gt=0)
+    "A specialist family moves the score by at most +/- this many points (before its weight)."
+    sigmas: dict[str, float] = Field(
+        default_factory=lambda: {"measured-specialist": 6.0, "lineage": 8.0, "maker-prior": 12.0}
+    )
+    "Standard deviation (index points) of each fusion channel; the fused score weights by 1/sigma^2."
+    confidence_per_sigma: float = Field(default=5.0, gt=0)
+    "A fused model's confidence is 100 minus this times the fused sigma (clamped to 0-100)."
+    tolerance: float = Field(default=0.15, gt=0)
+    "A rebuilt number must land within this of the published one."
+    lineages: dict[str, str] = Field(default_factory=dict)
+    "Identity key -> lineage key, overriding the lineage derived from the identity."
+
+    @field_validator("sigmas")
+    @classmethod
+    def _sigmas_positive(cls, v: dict[str, float]) -> dict[str, float]:
+        need = {"measured-specialist", "lineage", "maker-prior"}
+        if set(v) != need:
+            raise ValueError(f"sigmas must name exactly {sorted(need)}")
+        if any(not x > 0 for x in v.values()):
+            raise ValueError("every sigma must be positive")
+        return v
+
+    def method_id(self) -> str:
+        blob = json.dumps(self.model_dump(exclude={"enabled"}), sort_keys=True).encode()
+        return f"{self.version}-{hashlib.sha256(blob).hexdigest()[:12]}"
 
 
 class FetchSettings(Strict):
