@@ -1,0 +1,1 @@
+"""The evidence export and its stdlib-only recompute script."""

@@ -1,0 +1,36 @@
+"""Run the site's own ``recompute.py`` on its export, as a reader would.
+
+The script runs in a fresh interpreter with ``-I -S`` (isolated, no site-packages), which
+also proves it needs nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder.errors import UserError
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    ok: bool
+    output: str
+
+
+def verify_site(site_dir: Path) -> VerifyResult:
+    """Rebuild every published number from ``site_dir/data``; ok when nothing was missed."""
+    data = Path(site_dir) / "data"
+    script = data / "recompute.py"
+    if not script.is_file():
+        raise UserError(f"{script}: no recompute script (is {site_dir} a built ModelBoards site?)")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(script), str(data)],
+        capture_output=True, text=True, timeout=600,
+    )
+    output = proc.stdout + (proc.stderr if proc.returncode not in (0, 1) else "")
+    if proc.returncode not in (0, 1):
+        return VerifyResult(False, f"recompute.py crashed (exit {proc.returncode}):\n{output}")
+    return VerifyResult(proc.returncode == 0, output)
