@@ -1,0 +1,598 @@
+"""Role boards, home-computer picks and stacks, assembled into one snapshot dict (seed 004).
+
+``compute_snapshot`` is the whole scoring stage: calibrate (``calibrate``), combine and label
+(``families``, ``rank``), qualify each board, price (``prices``), pick, stack and compare with
+the previous snapshot. It is pure: records and config in, a JSON-able dict out.
+
+Board rules (all thresholds from ``site.yml``'s ``prices`` and ``flagship`` sections):
+
+- orchestrator: every scored model;
+- open_weight: an Arena catalog licence that is present and not proprietary;
+- mid_tier / rote: not a flagship name; a build price, when present, takes precedence:
+  rote needs build <= 0.25, mid-tier needs 0.25 < build < cheapest flagship build (no upper
+  bound without a priced flagship); otherwise the blended token price: rote 0 < p <= 0.30,
+  mid-tier 0.30 < p <= 3;
+- build_prices: every model with a positive build price, by quality;
+- home computers: open weight, known parameters, ``params_B * 0.5 * 1.25 GB <= 0.8 * memory``;
+  order: non-partial first, then higher R, then spelling;
+- value stack: OpenRouter blended price strictly below 5 / 1 / 0.30 USD per million tokens;
+  ``day of work = 2 o + 10 m + 50 r`` (million tokens per role), only with all three roles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
+from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
+from builder.sources.metadata import open_weight as open_weight_status
+from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
+from builder.scoring.families import Contribution, available_families, compute_contributions
+from builder.scoring.prices import (
+    PRICE_DIGITS,
+    BuildPrice,
+    blended_price,
+    compute_build_prices,
+    positive_number,
+    select_token_prices,
+    valid_token_price,
+)
+from builder.snapshot import SCHEMA_VERSION
+from builder.scoring.rank import (
+    PARTIAL_SHARE,
+    ScoredModel,
+    compute_movement,
+    rank_by_key,
+    rank_rows,
+    score_model,
+)
+
+STACK_KINDS = ("orchestrator", "mid_tier", "rote")
+"Board kinds that make the best stack, in stack order."
+
+
+@dataclass(frozen=True)
+class ScoringInputs:
+    """Everything scoring reads, produced by fetch -> parse -> select.
+
+    ``observations`` carry identity/selected/reason; ``statuses`` maps every configured source
+    name to its fetch status (None: never fetched); ``published`` maps source name to the
+    payload's publication date when it states one.
+    """
+
+    observations: Sequence[Observation]
+    prices: Sequence[Price]
+    build_checks: Sequence[BuildCheck]
+    models: Sequence[ModelInfo]
+    statuses: Mapping[str, FetchStatus | None]
+    published: Mapping[str, date | None]
+
+
+# --------------------------------------------------------------------------- names and rules
+
+
+def name_tokens(name: str) -> list[str]:
+    """Lower-case alphanumeric tokens of a model name ('Claude-Opus 4.5' -> claude, opus, 4, 5)."""
+    return [t for t in re.split(r"[^a-z0-9]+", name.casefold()) if t]
+
+
+def is_flagship(name: str, rule: FlagshipRule) -> bool:
+    """The flagship-name rule: a flagship token; a flagship prefix; Gemini with 'pro';
+    Grok without one of ``rule.grok_unless``."""
+    tokens = name_tokens(name)
+    dashed = "-".join(tokens)
+    if any(t in tokens for t in rule.tokens):
+        return True
+    if any(dashed.startswith("-".join(name_tokens(p))) for p in rule.prefixes):
+        return True
+    if rule.gemini_pro and "gemini" in tokens and "pro" in tokens:
+        return True
+    return "grok" in tokens and not any(t in tokens for t in rule.grok_unless)
+
+
+def within_fraction(value: float, memory_gb: float, fraction: float) -> bool:
+    """``value <= fraction * memory_gb``, compared at PRICE_DIGITS decimals (0.8 * 24 is 19.2)."""
+    return round(value, PRICE_DIGITS) <= round(fraction * memory_gb, PRICE_DIGITS)
+
+
+def qualifies_rote(build: float | None, token: float | None, cfg: SiteConfig) -> bool:
+    """Rote worker price rule; the build price takes precedence over the token price."""
+    if build is not None:
+        return build <= cfg.prices.rote_build_max
+    return token is not None and 0 < token <= cfg.prices.rote_token_max
+
+
+def qualifies_mid_tier(
+    build: float | None, token: float | None, cheapest_flagship_build: float | None, cfg: SiteConfig
+) -> bool:
+    """Mid-tier worker price rule; the build price takes precedence over the token price."""
+    if build is not None:
+        below_flagship = cheapest_flagship_build is None or build < cheapest_flagship_build
+        return build > cfg.prices.mid_build_min and below_flagship
+    return token is not None and cfg.prices.mid_token_min < token <= cfg.prices.mid_token_max
+
+
+def memory_estimate_gb(params_b: float, cfg: SiteConfig) -> float:
+    """4-bit weights with 25% overhead, GB: params_B * 0.5 * 1.25 (all experts counted)."""
+    return params_b * cfg.prices.bytes_per_param_4bit
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def source_kinds(cfg: SiteConfig) -> dict[str, str]:
+    return {s.name: s.kind for s in cfg.sources}
+
+
+def compute_arena_feeds(observations: Iterable[Observation], cfg: SiteConfig) -> tuple[set[str], set[str]]:
+    """(Arena text feeds, all Arena feeds): feeds of enabled ``lmarena`` sources; text ends '/text'."""
+    lmarena = {s.name for s in cfg.sources if s.kind == "lmarena" and s.enabled}
+    text = {f"{name}/text" for name in lmarena}
+    every = {o.feed for o in observations if o.source in lmarena} | text
+    return text, every
+
+
+def _info_rank(info: ModelInfo, kinds: Mapping[str, str]) -> tuple:
+    order = {"metadata": 0, "lmarena_catalog": 1, "epoch": 2}
+    return (order.get(kinds.get(info.source, ""), 3), info.source, info.model)
+
+
+def compute_models(
+    observations: Sequence[Observation], infos: Sequence[ModelInfo], cfg: SiteConfig
+) -> dict[str, dict[str, Any]]:
+    """Identity -> merged metadata (curated first, then the Arena catalog, then Epoch, then the rest).
+
+    ``name`` is the display spelling: the curated name, else the Arena text spelling, else the
+    smallest observed spelling. ``licence`` and ``open_weight`` follow the Arena catalog.
+    ``sources`` records which source supplied the licence and the parameter count.
+    """
+    kinds = source_kinds(cfg)
+    text_feeds, _ = compute_arena_feeds(observations, cfg)
+    spellings: dict[str, set[str]] = {}
+    arena_name: dict[str, str] = {}
+    for o in observations:
+        if o.identity:
+            spellings.setdefault(o.identity, set()).add(o.model)
+            if o.feed in text_feeds and o.selected:
+                arena_name[o.identity] = o.model
+    by_id: dict[str, list[ModelInfo]] = {}
+    for info in infos:
+        if info.identity:
+            by_id.setdefault(info.identity, []).append(info)
+            spellings.setdefault(info.identity, set()).add(info.model)
+    out: dict[str, dict[str, Any]] = {}
+    for identity in sorted(spellings):
+        rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, kinds))
+
+        def first(attr: str, rows: list[ModelInfo] = rows) -> tuple[Any, str | None]:
+            for i in rows:
+                v = getattr(i, attr)
+                if v is not None and v != "":
+                    return v, i.source
+            return None, None
+
+        curated = [i.model for i in rows if kinds.get(i.source) == "metadata"]
+        observed = sorted(s for s in spellings[identity] if s)
+        name = (curated[0] if curated else arena_name.get(identity)) or (observed[0] if observed else identity)
+        catalog = [i for i in rows if kinds.get(i.source) == "lmarena_catalog" and i.licence and i.licence.strip()]
+        arena_licence = catalog[0].licence if catalog else None
+        params, params_source = first("params_b")
+        if params is not None and not positive_number(params):
+            params, params_source = None, None
+        release = first("release_date")[0]
+        out[identity] = {
+            "name": name,
+            "maker": first("maker")[0],
+            "licence": arena_licence if arena_licence else first("licence")[0],
+            "open_weight": open_weight_status(arena_licence),
+            "params_b": float(params) if params is not None else None,
+            "context_window": first("context_window")[0],
+            "release_date": release.isoformat() if isinstance(release, date) else release,
+            "lineage": first("lineage")[0],
+            "spellings": observed,
+            "sources": {"licence": catalog[0].source if catalog else None, "params_b": params_source},
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def score_role(
+    weights: Mapping[str, float],
+    contributions: Mapping[str, Sequence[Contribution]],
+    names: Mapping[str, str],
+    available: set[str],
+) -> list[ScoredModel]:
+    """Every model with at least one usable weighted family, scored under ``weights``."""
+    out = []
+    for identity in sorted(contributions):
+        scored = score_model(identity, names.get(identity, identity), contributions[identity], weights, available)
+        if scored is not None:
+            out.append(scored)
+    return out
+
+
+def previous_ranks(previous: Mapping[str, Any] | None, method_id: str, section: str, item_id: str) -> dict[str, int] | None:
+    """Identity -> rank on the previous snapshot's board/machine ``item_id``; None when no movement applies."""
+    if not previous or previous.get("method_id") != method_id:
+        return None
+    for item in previous.get(section) or []:
+        if item.get("id") == item_id:
+            return {r["identity"]: r["rank"] for r in item.get("rows", []) if r.get("rank") is not None}
+    return {}
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    """Prices per identity: LiteLLM token (USD/M), OpenRouter token (USD/M), build checks."""
+
+    token: Mapping[str, tuple[Price, float]]
+    openrouter: Mapping[str, tuple[Price, float]]
+    build: Mapping[str, BuildPrice]
+    build_sources: frozenset[str] = frozenset()  # sources of the build checks in use
+
+    def token_price(self, identity: str) -> float | None:
+        hit = self.token.get(identity)
+        return hit[1] if hit else None
+
+    def build_price(self, identity: str) -> float | None:
+        hit = self.build.get(identity)
+        return hit.price if hit else None
+
+
+def compute_price_book(inputs: ScoringInputs, cfg: SiteConfig) -> PriceBook:
+    kinds = source_kinds(cfg)
+    enabled = {s.name for s in cfg.sources if s.enabled}
+
+    def of_kind(kind: str) -> list[Price]:
+        return [p for p in inputs.prices if kinds.get(p.source, p.source) == kind and p.source in enabled]
+
+    checks = [c for c in inputs.build_checks if kinds.get(c.source, c.source) == "piratebench" and c.source in enabled]
+    return PriceBook(select_token_prices(of_kind("litellm")), select_token_prices(of_kind("openrouter")),
+                     compute_build_prices(checks), frozenset(c.source for c in checks))
+
+
+def cheapest_flagship_build(book: PriceBook, names: Mapping[str, str], rule: FlagshipRule) -> float | None:
+    """Lowest positive build price among flagship names (None: no priced flagship)."""
+    prices = [
+        b.price for ident, b in book.build.items()
+        if b.price is not None and (is_flagship(ident, rule) or is_flagship(names.get(ident, b.model), rule))
+    ]
+    return min(prices) if prices else None
+
+
+def qualifies(
+    board: BoardConfig,
+    s: ScoredModel,
+    models: Mapping[str, Mapping[str, Any]],
+    book: PriceBook,
+    flagship_build: float | None,
+    cfg: SiteConfig,
+) -> bool:
+    """Does model ``s`` belong on ``board``? (The board's kind picks the rule.)"""
+    if board.kind == "orchestrator":
+        return True
+    if board.kind == "open_weight":
+        return (models.get(s.identity) or {}).get("open_weight") is True
+    if board.kind == "build_prices":
+        return book.build_price(s.identity) is not None
+    if is_flagship(s.identity, cfg.flagship) or is_flagship(s.model, cfg.flagship):
+        return False
+    build, token = book.build_price(s.identity), book.token_price(s.identity)
+    if board.kind == "rote":
+        return qualifies_rote(build, token, cfg)
+    return qualifies_mid_tier(build, token, flagship_build, cfg)
+
+
+def row_json(s: ScoredModel, rank: int | None, movement: int | str | None, book: PriceBook) -> dict[str, Any]:
+    build = book.build.get(s.identity)
+    return {
+        "rank": rank,
+        "model": s.model,
+        "identity": s.identity,
+        "r": s.r,
+        "score": s.score,
+        "partial": s.partial,
+        "partial_reasons": list(s.partial_reasons),
+        "families": dict(s.families),
+        "evaluators": list(s.evaluators),
+        "coverage": s.coverage,
+        "available_share": s.available_share,
+        "movement": movement,
+        "token_price": book.token_price(s.identity),
+        "build_price": build.price if build else None,
+        "build_passed": build.passed if build else None,
+    }
+
+
+def board_warning(weights: Mapping[str, float], available: set[str], titles: Mapping[str, str]) -> tuple[str | None, list[str]]:
+    """(warning or None, missing family ids): warn when < 50% of the preset weight is available."""
+    total = sum(weights.values())
+    missing = [f for f in weights if f not in available]
+    share = sum(w for f, w in weights.items() if f in available) / total if total > 0 else 0.0
+    if share >= PARTIAL_SHARE:
+        return None, missing
+    names = ", ".join(titles.get(f, f) for f in missing)
+    return f"Only {share:.0%} of this board's family weight is available; missing: {names}.", missing
+
+
+def compute_board(
+    board: BoardConfig,
+    field: Sequence[ScoredModel],
+    cfg: SiteConfig,
+    models: Mapping[str, Mapping[str, Any]],
+    book: PriceBook,
+    flagship_build: float | None,
+    available: set[str],
+    prev: Mapping[str, int] | None,
+) -> dict[str, Any]:
+    """One board: qualified ranked rows (competition ranks on unrounded R) and the "new" strip."""
+    chosen = [s for s in field if qualifies(board, s, models, book, flagship_build, cfg)]
+    ranked = rank_rows([s for s in chosen if not s.new], lambda s: s.r, lambda s: s.model)
+    strip = rank_rows([s for s in chosen if s.new], lambda s: s.r, lambda s: s.model)
+    weights = dict(cfg.roles[board.role].weights)
+    warning, missing = board_warning(weights, available, {k: v.title for k, v in cfg.families.items()})
+    return {
+        "id": board.id,
+        "title": board.title,
+        "kind": board.kind,
+        "role": board.role,
+        "description": board.description,
+        "weights": weights,
+        "warning": warning,
+        "missing_families": missing,
+        "rows": [row_json(s, rank, compute_movement(s.identity, rank, prev), book) for rank, s in ranked],
+        "new": [row_json(s, None, None, book) for _, s in strip],
+    }
+
+
+def pick_order(s: ScoredModel) -> tuple:
+    """Non-partial first, then higher unrounded R, then spelling."""
+    return (s.partial, -s.r, s.model)
+
+
+def compute_machine(
+    machine: MachineConfig,
+    field: Sequence[ScoredModel],
+    cfg: SiteConfig,
+    models: Mapping[str, Mapping[str, Any]],
+    book: PriceBook,
+    prev: Mapping[str, int] | None,
+) -> dict[str, Any]:
+    """Home-computer picks: open-weight, known parameters, 4-bit estimate within the memory fraction."""
+    fits = []
+    for s in field:
+        meta = models.get(s.identity) or {}
+        params = meta.get("params_b")
+        if s.new or meta.get("open_weight") is not True or params is None:
+            continue
+        if within_fraction(memory_estimate_gb(params, cfg), machine.memory_gb, cfg.prices.memory_fraction):
+            fits.append(s)
+    fits.sort(key=pick_order)
+    ranks = rank_by_key(fits, lambda s: (s.partial, -s.r))
+    rows = []
+    for rank, s in zip(ranks, fits):
+        row = row_json(s, rank, compute_movement(s.identity, rank, prev), book)
+        params = models[s.identity]["params_b"]
+        row["params_b"] = params
+        row["memory_est_gb"] = memory_estimate_gb(params, cfg)
+        rows.append(row)
+    return {"id": machine.id, "name": machine.name, "memory_gb": machine.memory_gb, "rows": rows}
+
+
+def compute_best_stack(boards: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """First non-partial row (else the first row) of the first board of each stack kind."""
+    out = []
+    for kind in STACK_KINDS:
+        board = next((b for b in boards if b["kind"] == kind), None)
+        if board is None or not board["rows"]:
+            continue
+        row = next((r for r in board["rows"] if not r["partial"]), board["rows"][0])
+        out.append({"role": board["role"], "board": board["id"], "model": row["model"], "identity": row["identity"],
+                    "r": row["r"], "score": row["score"], "partial": row["partial"]})
+    return out
+
+
+def compute_value_stack(fields: Mapping[str, Sequence[ScoredModel]], book: PriceBook, cfg: SiteConfig) -> dict[str, Any]:
+    """Per role, the best ranked model whose OpenRouter blended price is strictly below the role's bound."""
+    entries = []
+    for role, bound in cfg.prices.value_stack_max.items():
+        candidates = [
+            s for s in fields.get(role, ())
+            if not s.new and s.identity in book.openrouter and book.openrouter[s.identity][1] < bound
+        ]
+        if not candidates:
+            continue
+        s = min(candidates, key=pick_order)
+        entries.append({"role": role, "model": s.model, "identity": s.identity, "r": s.r, "score": s.score,
+                        "partial": s.partial, "price": book.openrouter[s.identity][1]})
+    priced = {e["role"]: e["price"] for e in entries}
+    roles = list(cfg.prices.value_stack_max)
+    day = None
+    if roles and all(r in priced for r in roles):
+        day = round(sum(cfg.prices.day_of_work.get(r, 0) * priced[r] for r in roles), PRICE_DIGITS)
+    return {"entries": entries, "day_of_work": day}
+
+
+# --------------------------------------------------------------------------- sources and evidence
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    return str(value)
+
+
+def observation_json(o: Observation, calibrated: float | None) -> dict[str, Any]:
+    return {
+        "source": o.source, "feed": o.feed, "evaluator": o.evaluator, "model": o.model,
+        "identity": o.identity, "raw": _json_safe(o.raw), "calibrated": calibrated,
+        "date": o.date.isoformat() if o.date else None, "url": o.url, "release": o.release,
+        "selected": o.selected, "reason": o.reason, "excluded": o.excluded, "details": _json_safe(dict(o.details)),
+    }
+
+
+def source_dates(inputs: ScoringInputs) -> dict[str, date]:
+    """Source name -> its publication date, else the newest date among its records."""
+    newest: dict[str, date] = {}
+    records: Iterable[Any] = [*inputs.observations, *inputs.prices, *inputs.build_checks]
+    for rec in records:
+        if rec.date is not None:
+            newest[rec.source] = max(newest.get(rec.source, rec.date), rec.date)
+    for name, d in inputs.published.items():
+        if d is not None:
+            newest[name] = d
+    return newest
+
+
+def compute_sources(
+    inputs: ScoringInputs, cfg: SiteConfig, dates: Mapping[str, date], contributing: set[str]
+) -> list[dict[str, Any]]:
+    """Every enabled configured source, credited whether or not it contributed."""
+    out = []
+    for s in cfg.sources:
+        if not s.enabled:
+            continue
+        st = inputs.statuses.get(s.name)
+        status = "missing" if st is None else ("ok" if st.ok else "failed")
+        out.append({
+            "name": s.name, "title": s.title or s.name, "kind": s.kind, "status": status,
+            "error": st.error if st is not None else None, "licence": s.licence, "attribution": s.attribution,
+            "homepage": s.homepage, "url": s.url,
+            "published": dates[s.name].isoformat() if s.name in dates else None,
+            "fetched_at": st.fetched_at.isoformat() if st is not None else None,
+            "payload_fetched_at": st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
+            "contributing": s.name in contributing,
+        })
+    return out
+
+
+def compute_contributing(
+    boards: Sequence[Mapping[str, Any]],
+    machines: Sequence[Mapping[str, Any]],
+    value: Mapping[str, Any],
+    contributions: Mapping[str, Sequence[Contribution]],
+    models: Mapping[str, Mapping[str, Any]],
+    book: PriceBook,
+    cfg: SiteConfig,
+) -> set[str]:
+    """Sources whose evidence shows up on a published board, pick or stack."""
+    used: set[str] = set()
+    for b in boards:
+        weights = cfg.roles[b["role"]].weights
+        for row in [*b["rows"], *b["new"]]:
+            ident = row["identity"]
+            used |= {c.source for c in contributions.get(ident, ()) if weights.get(c.family, 0) > 0}
+            if row["token_price"] is not None:
+                used.add(book.token[ident][0].source)
+            if row["build_price"] is not None or row["build_passed"] is not None:
+                used |= book.build_sources
+            if b["kind"] == "open_weight" and models.get(ident, {}).get("sources", {}).get("licence"):
+                used.add(models[ident]["sources"]["licence"])
+    for m in machines:
+        for row in m["rows"]:
+            src = models.get(row["identity"], {}).get("sources", {}).get("params_b")
+            if src:
+                used.add(src)
+    for e in value.get("entries", []):
+        used.add(book.openrouter[e["identity"]][0].source)
+    return used
+
+
+def price_json(book: PriceBook, prices: Sequence[Price], identities: set[str]) -> dict[str, Any]:
+    """Token entries for the snapshot's models (all valid entries, ``used`` marks the chosen one)."""
+    chosen = {id(p) for p, _ in [*book.token.values(), *book.openrouter.values()]}
+    token = [
+        {"identity": p.identity, "source": p.source, "key": p.key, "input_per_token": p.input_per_token,
+         "output_per_token": p.output_per_token,
+         "blended": blended_price(float(p.input_per_token), float(p.output_per_token)), "used": id(p) in chosen}
+        for p in prices if p.identity in identities and valid_token_price(p)
+    ]
+    token.sort(key=lambda d: (d["identity"], d["source"], d["key"]))
+    return {"token": token, "build": [b.to_json() for _, b in sorted(book.build.items())]}
+
+
+def _utc(now: datetime) -> datetime:
+    return now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, previous: dict | None) -> dict:
+    """Score everything into the snapshot dict (see the snapshot contract). Pure: no I/O.
+
+    ``now`` is the build time (UTC; a naive time is taken as UTC); ``previous`` is the
+    previous day's snapshot, used only for movement.
+    """
+    now = _utc(now)
+    method_id = cfg.method_id()
+    enabled = {s.name for s in cfg.sources if s.enabled}
+    configured = {s.name for s in cfg.sources}
+    observations = [o for o in inputs.observations if o.source in enabled or o.source not in configured]
+    text_feeds, arena_feeds = compute_arena_feeds(observations, cfg)
+    calibrations: list[Calibration] = fit_calibrations(observations, text_feeds, arena_feeds)
+    calibrated = compute_calibrated(observations, calibrations, arena_feeds)
+    contributions = compute_contributions(observations, calibrated, {k: v.feeds for k, v in cfg.families.items()})
+    available = available_families(contributions)
+    models = compute_models(observations, inputs.models, cfg)
+    names = {k: v["name"] for k, v in models.items()}
+    book = compute_price_book(inputs, cfg)
+    for ident, b in book.build.items():
+        names.setdefault(ident, b.model)
+    fields = {role: score_role(rc.weights, contributions, names, available) for role, rc in cfg.roles.items()}
+    flagship_build = cheapest_flagship_build(book, names, cfg.flagship)
+    boards = [
+        compute_board(b, fields[b.role], cfg, models, book, flagship_build, available,
+                      previous_ranks(previous, method_id, "boards", b.id))
+        for b in cfg.boards
+    ]
+    pick_role = next((b.role for b in cfg.boards if b.kind == "open_weight"), "orchestrator")
+    machines = [
+        compute_machine(m, fields.get(pick_role, []), cfg, models, book,
+                        previous_ranks(previous, method_id, "machines", m.id))
+        for m in cfg.machines
+    ]
+    value = compute_value_stack(fields, book, cfg)
+    contributing = compute_contributing(boards, machines, value, contributions, models, book, cfg)
+    dates = source_dates(inputs)
+    sources = compute_sources(inputs, cfg, dates, contributing)
+    credited = [dates[s["name"]] for s in sources if s["name"] in dates]
+    arena_names = {s.name for s in cfg.sources if s.kind == "lmarena" and s.enabled}
+    stale = any((st := inputs.statuses.get(n)) is not None and not st.ok for n in arena_names)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "date": now.date().isoformat(),
+        "created_at": now.isoformat(),
+        "method_id": method_id,
+        "demo": cfg.demo,
+        "as_of": max(credited).isoformat() if credited else None,
+        "stale": stale,
+        "site": {"title": cfg.site.title, "url": cfg.site.url},
+        "sources": sources,
+        "families": {k: {"title": v.title, "feeds": list(v.feeds)} for k, v in cfg.families.items()},
+        "roles": {k: {"title": v.title, "weights": dict(v.weights)} for k, v in cfg.roles.items()},
+        "observations": [observation_json(o, c) for o, c in zip(observations, calibrated)],
+        "calibration": [c.to_json() for c in calibrations],
+        "models": models,
+        "prices": price_json(book, inputs.prices, set(models)),
+        "boards": boards,
+        "machines": machines,
+        "stacks": {"best": compute_best_stack(boards), "value": value},
+        "arena": None,
+        "evals": None,
+        "index": None,
+    }
