@@ -424,13 +424,21 @@ def test_livebench_reads_only_the_latest_release(livebench_result: ParseResult) 
     assert all(o.percent for o in livebench_result.observations)
 
 
-def test_livebench_latest_date_needs_both_files() -> None:
+def test_livebench_latest_table_with_its_own_or_an_earlier_categories_file() -> None:
     files = {p.name: p.read_bytes() for p in (DATA / "livebench").iterdir()}
-    files["table_2026_02_01.csv"] = files["table_2026_01_08.csv"]  # no categories for that date
-    result = livebench.parse(payload("livebench", files), LIVEBENCH)
-    assert result.published == date(2026, 1, 8)
     older = {k: v for k, v in files.items() if "2025_12_23" in k}
     assert livebench.parse(payload("livebench", older), LIVEBENCH).published == date(2025, 12, 23)
+    # a newer table without its own categories file is read with the latest earlier one
+    files["table_2026_02_01.csv"] = files["table_2026_01_08.csv"]
+    files["categories_2026_03_01.json"] = b'{"Later": ["AMPS_Hard"]}'  # newer than the table: unused
+    result = livebench.parse(payload("livebench", files), LIVEBENCH)
+    assert result.published == date(2026, 2, 1)
+    assert {o.details["categories_file"] for o in result.observations} == {"categories_2026_01_08.json"}
+    assert {o.details["table"] for o in result.observations} == {"table_2026_02_01.csv"}
+    # the 2026 table read with the 2025 categories: tasks added since are simply not averaged
+    mixed = {"table_2026_01_08.csv": files["table_2026_01_08.csv"], "categories_2025_12_23.json": files["categories_2025_12_23.json"]}
+    da = by(livebench.parse(payload("livebench", mixed), LIVEBENCH), model="claude-4-1-opus-20250805-base", feed="livebench/data_analysis")[0]
+    assert da.details["tasks"] == ["tablejoin", "tablereformat"] and da.raw == pytest.approx((37.827 + 96.078) / 2)
 
 
 def test_livebench_category_means_and_equal_global(livebench_result: ParseResult) -> None:
@@ -528,7 +536,9 @@ def test_livebench_missing_task_column_and_feed_override() -> None:
 @pytest.mark.parametrize(
     "files, match",
     [
-        ({"table_2026_01_08.csv": b"model,a\nm,1\n"}, "no date with both"),
+        ({"table_2026_01_08.csv": b"model,a\nm,1\n"}, "no categories_YYYY_MM_DD.json dated on or before"),
+        ({"categories_2026_01_08.json": b'{"C": ["a"]}'}, "no table_YYYY_MM_DD.csv"),
+        ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_02_08.json": b'{"C": ["a"]}'}, "dated on or before"),
         ({"table_2026_01_08.csv": b"name,a\n", "categories_2026_01_08.json": b'{"C": ["a"]}'}, "first column must be 'model'"),
         ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b"{oops"}, "not valid JSON"),
         ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b'{"C": "a"}'}, "list of task names"),

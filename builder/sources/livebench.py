@@ -3,9 +3,11 @@
 Payload: files named ``table_YYYY_MM_DD.csv`` (``model,<task>,<task>,...``, task scores in
 percent, 0-100) and ``categories_YYYY_MM_DD.json`` (``{category: [task, ...]}``), possibly
 for several dates (keys may carry a folder, e.g. ``public/table_2026_01_08.csv``). Only the
-latest date that has *both* files is read (seed 004: "LiveBench uses its latest linked dated
-CSV"); the task set may change between releases (21 tasks on 2025-12-23, 23 on 2026-01-08),
-so each table is read with the categories of its own date.
+latest table is read (seed 004: "LiveBench uses its latest linked dated CSV"), with the
+categories file of its own date, or else the latest one not newer than the table (the same
+rule ``builder.fetch`` uses). The task set changes between releases (21 tasks on 2025-12-23,
+23 on 2026-01-08), which is why the dates matter: a task the categories file names but the
+table lacks makes that category incomplete; a table column no category names is ignored.
 
 Feeds: ``<source>/global`` plus one per category. A category's feed slug is its name in
 lower case with every run of non-alphanumerics turned into ``_`` (``Data Analysis`` ->
@@ -35,7 +37,7 @@ line, model and field counts.
 
 date = release = the table's date (``release`` is its ISO string, grouping a calibration fit).
 
-Observation.details: ``table`` (file name), ``category`` (upstream category name, or
+Observation.details: ``table`` (file name), ``categories_file`` (file name), ``category`` (upstream category name, or
 ``"global"``), ``from_summary`` (bool: read from a summary column), ``tasks`` (category
 rows: the task columns averaged), and on global rows ``categories`` and
 ``incomplete_categories``.
@@ -77,7 +79,11 @@ def feed_slug(category: str, overrides: dict[str, str] | None = None) -> str:
 
 
 def _dated_files(payload: Payload) -> tuple[date, str, str]:
-    """The latest date with both a table and a categories file: ``(date, table_key, categories_key)``."""
+    """The latest table and its categories file: ``(table date, table_key, categories_key)``.
+
+    The categories file is the one of the table's date, or else the latest one not newer
+    than the table (the rule ``builder.fetch`` uses to pick what it downloads).
+    """
     tables: dict[date, str] = {}
     cats: dict[date, str] = {}
     for key in payload.files:
@@ -89,14 +95,13 @@ def _dated_files(payload: Payload) -> tuple[date, str, str]:
                     into[date(int(m[1]), int(m[2]), int(m[3]))] = key
                 except ValueError:
                     pass  # an impossible date in a file name is not a release
-    both = sorted(set(tables) & set(cats))
-    if not both:
-        raise PayloadError(
-            f"{payload.origin}: no date with both table_YYYY_MM_DD.csv and categories_YYYY_MM_DD.json "
-            f"(tables: {len(tables)}, categories: {len(cats)})"
-        )
-    day = both[-1]
-    return day, tables[day], cats[day]
+    if not tables:
+        raise PayloadError(f"{payload.origin}: no table_YYYY_MM_DD.csv file ({len(payload.files)} files)")
+    day = max(tables)
+    usable = [d for d in cats if d <= day]
+    if not usable:
+        raise PayloadError(f"{payload.origin}: no categories_YYYY_MM_DD.json dated on or before {tables[day]}")
+    return day, tables[day], cats[max(usable)]
 
 
 def _load_categories(key: str, blob: bytes) -> dict[str, list[str]]:
@@ -126,6 +131,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     day, table_key, cats_key = _dated_files(payload)
     categories = _load_categories(cats_key, payload.files[cats_key])
     table_name = PurePosixPath(table_key).name
+    cats_name = PurePosixPath(cats_key).name
     try:
         text = payload.files[table_key].decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -171,7 +177,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
                 url=url,
                 release=release,
                 percent=True,
-                details={"table": table_name, **details},
+                details={"table": table_name, "categories_file": cats_name, **details},
                 excluded=problem,
             )
         )
