@@ -61,6 +61,7 @@ import tenacity
 import yaml
 
 from builder.config import FetchSettings, SiteConfig, SourceConfig
+from builder.errors import UserError
 from builder.records import FetchStatus, Payload
 from builder.store import (
     payload_digest,
@@ -370,6 +371,8 @@ def _minimal_check(payload: Payload) -> None:
 def check_payload(payload: Payload, source: SourceConfig) -> None:
     """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload.
 
+    A ``UserError`` from the parser of a local source (the operator's own file, e.g. the
+    curated metadata) propagates: it is the operator's mistake, reported as one line.
     Until the kind's parser module exists (``builder.sources.<kind>``), a minimal check
     stands in: JSON decodes, YAML loads, CSV has a header row.
     """
@@ -388,6 +391,10 @@ def check_payload(payload: Payload, source: SourceConfig) -> None:
             _minimal_check(payload)
         except Exception as inner:  # any decoding error means the payload is unusable
             raise FetchError(f"unparseable payload: {type(inner).__name__}: {inner}", received=size) from inner
+    except UserError as exc:
+        if _is_local(source):  # the operator's own file: one clear line, exit code 2
+            raise
+        raise FetchError(f"unparseable payload: {exc}", received=size) from exc
     except Exception as exc:  # the parser's verdict, whatever its exception type
         raise FetchError(f"unparseable payload: {type(exc).__name__}: {exc}", received=size) from exc
 
@@ -422,9 +429,12 @@ def _fetch_one(
         else:
             payload = read_recorded(source, base)
         check_payload(payload, source)
+    except UserError:
+        raise
     except Exception as exc:
         if isinstance(exc, FetchError):
-            error, http_status, received = str(exc), exc.http_status, exc.received
+            # an unparseable body still says which HTTP status delivered it
+            error, http_status, received = str(exc), exc.http_status if exc.http_status is not None else code, exc.received
         else:  # a bug must not stop the other sources; keep the traceback in the debug log
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
