@@ -203,7 +203,10 @@ def _number(v: Any, name: str, where: str, csv_cells: bool) -> float:
 
 
 def _short(v: Any, limit: int = 60) -> str:
-    s = v if isinstance(v, str) else json.dumps(v, default=str) if not isinstance(v, float) else repr(v)
-    s = repr(s) if isinstance(v, str) else s
+    """The offending value as the user wrote it (strings quoted, JSON literals as JSON), cut short."""
+    if isinstance(v, (str, float)):
+        s = repr(v)
+    else:
+        s = json.dumps(v, default=str)
     s = " ".join(s.split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
