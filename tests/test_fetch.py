@@ -13,6 +13,7 @@ import io
 import json
 import os
 import socket
+import sys
 import tarfile
 import threading
 import time
@@ -624,3 +625,32 @@ def test_store_rejects_tampering_and_unsafe_names(tmp_path):
         with pytest.raises(ValueError):
             write_payload(tmp_path, p, s)
     assert read_payload(tmp_path, "nothing") is None and read_status(tmp_path, "nothing") is None
+
+
+def test_progress_display_only_on_a_terminal(tmp_path, monkeypatch):
+    yml = tmp_path / "models.yml"
+    yml.write_text("- model: m1\n", encoding="utf-8")
+    cfg = SiteConfig.model_validate({
+        "sources": [{"name": "metadata", "kind": "metadata", "recorded": str(yml), "local": True}],
+        "families": {}, "roles": {}, "boards": [], "fetch": {"store": "store"},
+    })  # fmt: skip
+
+    class Stream(io.StringIO):
+        def __init__(self, tty: bool) -> None:
+            super().__init__()
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    for tty, shown in ((True, True), (False, False)):
+        err = Stream(tty)
+        monkeypatch.setattr(sys, "stderr", err)
+        (st,) = fetch_all(cfg, tmp_path, live=False, progress=True, now=T1)
+        monkeypatch.undo()
+        assert st.ok and ("1/1" in err.getvalue()) is shown
+    err = Stream(True)
+    monkeypatch.setattr(sys, "stderr", err)
+    fetch_all(cfg, tmp_path, live=False, progress=False, now=T1)
+    monkeypatch.undo()
+    assert err.getvalue() == ""
