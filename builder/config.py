@@ -201,12 +201,14 @@ class FlagshipRule(Strict):
 class FoldingConfig(Strict):
     effort_suffixes: list[str] = Field(
         default_factory=lambda: [
-            "-high", "-medium", "-low", "-minimal", "-xhigh", "-max",
-            "-thinking", "-non-reasoning", "-reasoning", "-nothink", "-no-thinking",
-            "(high)", "(medium)", "(low)", "(minimal)", "(thinking)", "(no thinking)",
-            "(32k thinking)", "(16k thinking)", "(64k thinking)", "(8k thinking)",
+            "-high", "-medium", "-low", "-minimal", "-xhigh", "-thinking", "-non-reasoning",
+            "-reasoning", "-nothink", "-no-thinking", "-nothinking", "-highthinking", "-thinking-auto",
+            "-high-effort", "-medium-effort", "-low-effort", "-xhigh-effort", "-max-effort",
+            "(high)", "(medium)", "(low)", "(minimal)", "(thinking)", "(no thinking)", "(no think)",
+            "(default)", "(default think)", "(24k think)", "(32k think)", "(32k thinking)",
+            "(32k thinking tokens)", "(16k thinking)", "(64k thinking)", "(8k thinking)",
             "-thinking-16k", "-thinking-32k", "-thinking-64k", "-thinking-128k",
-            "_high", "_medium", "_low", "_minimal", "_xhigh",
+            "_high", "_medium", "_low", "_minimal", "_xhigh", "_16K", "_27K", "_32K", "_64K",
         ]
     )
     "Reasoning-effort suffixes folded into the base model (effort folds first, then the date)."
