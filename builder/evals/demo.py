@@ -3,7 +3,7 @@
     python -m builder.evals.demo [OUT]      # default OUT: builder/data/demo/evals
 
 writes ``coding-suite.jsonl`` (EvalRun records) and ``clarify/<model>/batch-{1,2}.jsonl``
-(seed 002 run records). ``tests/test_evals_demo.py`` checks the bundled files are exactly
+(seed 002 run records). ``tests/test_evals_section.py`` checks the bundled files are exactly
 what this module writes, so edit the generator, rerun it and commit both.
 
 Coding suite model: each demo model m has a skill theta_m and a per-category offset; each
