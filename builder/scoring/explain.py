@@ -80,6 +80,7 @@ def explain_model(snapshot: dict[str, Any], identity_or_spelling: str, board_id:
         "role": board["role"], "weights": weights, "date": snapshot.get("date"),
         "method_id": snapshot.get("method_id"), "sources": sources, "families": fam_out,
         "missing_families": [f for f in weights if f not in row["families"]],
+        "family_titles": {f: families.get(f, {}).get("title", f) for f in weights},
         "r": row["r"], "score": row["score"], "rank": row["rank"], "ranked_rows": len(board.get("rows", [])),
         "new": row["rank"] is None, "partial": row["partial"], "partial_reasons": row.get("partial_reasons", []),
         "evaluators": row["evaluators"], "coverage": row["coverage"], "available_share": row["available_share"],
@@ -111,7 +112,7 @@ def format_explain(d: dict[str, Any]) -> str:
         else:
             lines.append(f"  {fam['title']} = {fam['mean']!r}")
     for f in d["missing_families"]:
-        lines.append(f"  {f}: no usable score (left out of numerator and denominator)")
+        lines.append(f"  {d['family_titles'].get(f, f)}: no usable score (left out of numerator and denominator)")
     fams = d["families"].values()
     num = " + ".join(f"{_w(f['weight'])} * {f['mean']!r}" for f in fams)
     den = " + ".join(_w(f["weight"]) for f in fams)
