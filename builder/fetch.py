@@ -42,7 +42,6 @@ does not silently fall back to a demo payload copied by an earlier offline run.
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import json
 import logging
@@ -58,7 +57,6 @@ from urllib.parse import urlsplit
 
 import httpx
 import tenacity
-import yaml
 
 from builder.config import FetchSettings, SiteConfig, SourceConfig
 from builder.errors import UserError
@@ -345,36 +343,11 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
 # --------------------------------------------------------------------------- payload check
 
 
-def _minimal_check(payload: Payload) -> None:
-    """Stand-in for a missing parser module: every file decodes in its format."""
-    for key, data in payload.files.items():
-        suffix = PurePosixPath(key).suffix.lower()
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{key}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        if suffix == ".json":
-            json.loads(text)
-        elif suffix in (".yml", ".yaml"):
-            yaml.safe_load(text)
-        elif suffix == ".csv":
-            if "\0" in text:
-                raise ValueError(f"{key}: NUL byte in CSV")
-            rows = csv.reader(io.StringIO(text), strict=True)
-            header = next(rows, None)
-            if not header or len(header) < 2:
-                raise ValueError(f"{key}: no CSV header row")
-            for _ in rows:
-                pass
-
-
 def check_payload(payload: Payload, source: SourceConfig) -> None:
     """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload.
 
     A ``UserError`` from the parser of a local source (the operator's own file, e.g. the
     curated metadata) propagates: it is the operator's mistake, reported as one line.
-    Until the kind's parser module exists (``builder.sources.<kind>``), a minimal check
-    stands in: JSON decodes, YAML loads, CSV has a header row.
     """
     if not payload.files:
         raise FetchError("unparseable payload: no files")
@@ -383,14 +356,6 @@ def check_payload(payload: Payload, source: SourceConfig) -> None:
         from builder.sources import parse_payload
 
         parse_payload(payload, source)
-    except ModuleNotFoundError as exc:
-        if exc.name != f"builder.sources.{source.kind}":
-            raise FetchError(f"unparseable payload: {type(exc).__name__}: {exc}", received=size) from exc
-        log.debug("no parser module for %s yet; minimal payload check", source.kind)
-        try:
-            _minimal_check(payload)
-        except Exception as inner:  # any decoding error means the payload is unusable
-            raise FetchError(f"unparseable payload: {type(inner).__name__}: {inner}", received=size) from inner
     except UserError as exc:
         if _is_local(source):  # the operator's own file: one clear line, exit code 2
             raise
