@@ -7,7 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from builder.evals.aggregate import compute_eval_report, compute_eval_reports, compute_win_rates
+from builder.evals.aggregate import (
+    compute_eval_report,
+    compute_eval_reports,
+    compute_win_rates,
+)
 from builder.evals.records import EvalRun, LeaderboardRow
 from builder.evals.report import render_markdown, render_pairwise_markdown
 

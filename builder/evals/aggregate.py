@@ -24,8 +24,8 @@ their first model id), so a seed reproduces a report exactly.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

@@ -85,8 +85,9 @@ def bootstrap_means(
     n = s.shape[1]
     if n == 0:
         raise ValueError("cannot bootstrap zero tasks")
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    cw = draw_counts(rng, n, b, strata) * w  # (b, n): weight of each task in each round
+    cw = draw_counts(rng, n, b, strata)  # (b, n): weight of each task in each round
+    if weights is not None and not np.all(np.asarray(weights) == 1.0):
+        cw *= np.asarray(weights, dtype=np.float64)  # in place: the counts matrix is large
     ref = s[:, :1]  # (m, 1)
     return ref[:, 0][None, :] + (cw @ (s - ref).T) / cw.sum(axis=1, keepdims=True)
 

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from builder.errors import UserError
 from builder.evals.records import ClarifyScore, ClarifySummary, EvalRun

@@ -13,7 +13,11 @@ from pathlib import Path
 import click
 
 from builder.errors import CheckFailed, UserError
-from builder.evals.aggregate import AGGREGATE_ALPHA, AGGREGATE_ROUNDS, compute_eval_reports
+from builder.evals.aggregate import (
+    AGGREGATE_ALPHA,
+    AGGREGATE_ROUNDS,
+    compute_eval_reports,
+)
 from builder.evals.clarify import (
     clarify_eval_runs,
     compute_clarify_summaries,

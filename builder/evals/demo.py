@@ -88,7 +88,7 @@ def make_clarify_runs(seed: int = DEMO_SEED) -> dict[str, dict[str, list[dict[st
     for model, (eagerness, precision) in CLARIFY_MODELS.items():
         files: dict[str, list[dict[str, Any]]] = {"batch-1.jsonl": [], "batch-2.jsonl": []}
         for t, k in enumerate(keys):
-            rounds = max(0, int(round(k * eagerness + rng.normal(0.0, 0.6))))
+            rounds = max(0, round(k * eagerness + float(rng.normal(0.0, 0.6))))
             hits, left = [], k
             for _ in range(rounds):
                 h = int(left > 0 and rng.random() < precision)

@@ -19,8 +19,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from builder.errors import UserError
 from builder.evals.records import EvalRun
@@ -94,7 +95,7 @@ def parse_eval_record(rec: Any, where: str, *, csv_cells: bool = False) -> EvalR
 
 
 def check_eval_runs(runs: Iterable[EvalRun]) -> None:
-    """One record per (model, task, metric); a task keeps one category and one weight per metric.
+    """Scores in [0, 1]; one record per (model, task, metric); one category and weight per task and metric.
 
     Raises ``UserError`` naming the second record's origin and the first one's.
     """
@@ -102,6 +103,9 @@ def check_eval_runs(runs: Iterable[EvalRun]) -> None:
     task_cat: dict[tuple[str, str], EvalRun] = {}
     task_weight: dict[tuple[str, str], EvalRun] = {}
     for r in runs:
+        # Records built in code skip the reader: hold them to the same score contract.
+        if isinstance(r.score, bool) or not isinstance(r.score, (int, float)) or not 0.0 <= r.score <= 1.0:
+            raise UserError(f"{r.origin or 'record'}: score must be a finite number in [0, 1] ({_short(r.score)})")
         key = (r.model_id, r.task_id, r.metric_name)
         if key in seen:
             raise UserError(

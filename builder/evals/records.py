@@ -10,9 +10,9 @@ the snapshot use it; every score is a proportion in [0, 1].
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +170,3 @@ class ClarifySummary:
             "avg_turns": self.avg_turns,
             "avg_diff": self.avg_diff,
         }
-
-
-def finite_or_none(x: float | None) -> float | None:
-    """JSON has no NaN: map a non-finite float to None."""
-    if x is None or not math.isfinite(x):
-        return None
-    return float(x)

@@ -13,11 +13,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from builder.errors import UserError
-from builder.evals.records import ClarifySummary, EvalReport, LeaderboardRow, PairwiseRow
+from builder.evals.records import (
+    ClarifySummary,
+    EvalReport,
+    LeaderboardRow,
+    PairwiseRow,
+)
 
 MODEL_ID_WIDTH = 20
 REPORT_SCHEMA = "modelboards-evals-v1"

@@ -28,8 +28,9 @@ snapshot is reproducible from its inputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from builder.config import PACKAGE_DATA, EvalSuiteConfig
 from builder.errors import UserError
