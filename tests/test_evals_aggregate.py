@@ -181,3 +181,12 @@ def test_empty_metric_and_bad_parameters():
         compute_eval_report(suite_runs(), "acc", b=0)
     with pytest.raises(ValueError):
         compute_eval_report(suite_runs(), "acc", alpha=1.0)
+
+
+@pytest.mark.parametrize("score", [1.5, float("nan"), True])
+def test_records_built_in_code_are_held_to_the_score_contract(score):
+    from builder.errors import UserError
+
+    runs = [EvalRun("m", "t1", "acc", 0.5), EvalRun("m", "t2", "acc", score, origin="made.py: row 2")]
+    with pytest.raises(UserError, match=r"made\.py: row 2: score must be a finite number in \[0, 1\]"):
+        compute_eval_report(runs, "acc")
