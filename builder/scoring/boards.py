@@ -142,15 +142,19 @@ def _info_rank(info: ModelInfo, kinds: Mapping[str, str]) -> tuple:
 
 
 def compute_models(
-    observations: Sequence[Observation], infos: Sequence[ModelInfo], cfg: SiteConfig
+    observations: Sequence[Observation], infos: Sequence[ModelInfo], cfg: SiteConfig,
+    extra: Iterable[str] = (),
 ) -> dict[str, dict[str, Any]]:
-    """Identity -> merged metadata (curated first, then the Arena catalog, then Epoch, then the rest).
+    """Identity -> merged metadata for every identity with an observation (or in ``extra``).
+
+    Facts merge curated first, then the Arena catalog, then Epoch, then the rest.
 
     ``name`` is the display spelling: the curated name, else the Arena text spelling, else the
     smallest observed spelling. ``licence`` and ``open_weight`` follow the Arena catalog.
     ``sources`` records which source supplied the licence and the parameter count.
     """
     kinds = source_kinds(cfg)
+    extra = set(extra)
     text_feeds, _ = compute_arena_feeds(observations, cfg)
     spellings: dict[str, set[str]] = {}
     arena_name: dict[str, str] = {}
@@ -161,9 +165,13 @@ def compute_models(
                 arena_name[o.identity] = o.model
     by_id: dict[str, list[ModelInfo]] = {}
     for info in infos:
-        if info.identity:
+        # Only models with evidence: price lists describe thousands of models never rated.
+        if info.identity in spellings or info.identity in extra:
             by_id.setdefault(info.identity, []).append(info)
-            spellings.setdefault(info.identity, set()).add(info.model)
+    for ident in extra:
+        spellings.setdefault(ident, set())
+    for ident, rows in by_id.items():
+        spellings[ident] |= {i.model for i in rows}
     out: dict[str, dict[str, Any]] = {}
     for identity in sorted(spellings):
         rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, kinds))
@@ -548,11 +556,9 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
     calibrated = compute_calibrated(observations, calibrations, arena_feeds)
     contributions = compute_contributions(observations, calibrated, {k: v.feeds for k, v in cfg.families.items()})
     available = available_families(contributions)
-    models = compute_models(observations, inputs.models, cfg)
-    names = {k: v["name"] for k, v in models.items()}
     book = compute_price_book(inputs, cfg)
-    for ident, b in book.build.items():
-        names.setdefault(ident, b.model)
+    models = compute_models(observations, inputs.models, cfg, extra=book.build)
+    names = {k: v["name"] for k, v in models.items()}
     fields = {role: score_role(rc.weights, contributions, names, available) for role, rc in cfg.roles.items()}
     flagship_build = cheapest_flagship_build(book, names, cfg.flagship)
     boards = [
