@@ -22,7 +22,12 @@ from builder.scoring.boards import (
     qualifies_rote,
     within_fraction,
 )
-from builder.scoring.prices import blended_price, compute_build_prices, latest_scored_epoch, select_token_prices
+from builder.scoring.prices import (
+    blended_price,
+    compute_build_prices,
+    latest_scored_epoch,
+    select_token_prices,
+)
 from builder.scoring.rank import ScoredModel
 
 SOURCES = [("arena", "lmarena"), ("arena-catalog", "lmarena_catalog"), ("epoch", "epoch"), ("aider", "aider"),

@@ -16,7 +16,7 @@ from builder.scoring.calibrate import (
     fit_calibration,
     fit_calibrations,
 )
-from builder.scoring.families import compute_family_means, compute_r, Contribution
+from builder.scoring.families import Contribution, compute_family_means, compute_r
 from builder.scoring.rank import display_score
 
 TOL = 1e-9

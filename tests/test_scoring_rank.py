@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from builder.scoring.boards import score_role
 from builder.scoring.families import Contribution, compute_family_means, compute_r
 from builder.scoring.rank import (
     competition_ranks,
@@ -17,7 +18,6 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
-from builder.scoring.boards import score_role
 
 ORCH = {"reasoning": 0.50, "human_preference": 0.30, "terminal_work": 0.20}
 ALL = set(ORCH)
@@ -143,7 +143,7 @@ def to_contributions(spec: dict) -> dict[str, list[Contribution]]:
 def test_adding_a_family_to_one_model_never_changes_another_models_r(spec, family, value):
     contributions = to_contributions(spec)
     before = {s.identity: s.r for s in score_role(ORCH, contributions, {}, ALL)}
-    target = sorted(spec)[0]
+    target = min(spec)
     contributions[target] = [*contributions[target], c(target, family, value, "new-evaluator")]
     after = {s.identity: s.r for s in score_role(ORCH, contributions, {}, ALL)}
     for ident, r in before.items():

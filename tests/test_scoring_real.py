@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -69,7 +69,7 @@ def real():
 
 
 def test_each_fit_reports_overlap_finite_parameters_and_positive_beta(real):
-    cfg, selected, snap = real
+    _, selected, snap = real
     anchor = compute_arena_anchor(selected, {"arena/text"})
     fits = {(c["feed"], c["release"]): c for c in snap["calibration"]}
     assert ("epoch/eci", "") in fits and ("livebench/global", "2026-01-08") in fits

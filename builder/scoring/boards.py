@@ -21,6 +21,7 @@ Board rules (all thresholds from ``site.yml``'s ``prices`` and ``flagship`` sect
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,9 +30,12 @@ from typing import Any
 
 from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
-from builder.sources.metadata import open_weight as open_weight_status
 from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
-from builder.scoring.families import Contribution, available_families, compute_contributions
+from builder.scoring.families import (
+    Contribution,
+    available_families,
+    compute_contributions,
+)
 from builder.scoring.prices import (
     PRICE_DIGITS,
     BuildPrice,
@@ -41,7 +45,6 @@ from builder.scoring.prices import (
     select_token_prices,
     valid_token_price,
 )
-from builder.snapshot import SCHEMA_VERSION
 from builder.scoring.rank import (
     PARTIAL_SHARE,
     ScoredModel,
@@ -50,6 +53,8 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
+from builder.snapshot import SCHEMA_VERSION
+from builder.sources.metadata import open_weight as open_weight_status
 
 STACK_KINDS = ("orchestrator", "mid_tier", "rote")
 "Board kinds that make the best stack, in stack order."
@@ -440,7 +445,7 @@ def _json_safe(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else str(value)
+        return value if math.isfinite(value) else str(value)
     return str(value)
 
 

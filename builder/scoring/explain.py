@@ -70,11 +70,11 @@ def explain_model(snapshot: dict[str, Any], identity_or_spelling: str, board_id:
                     {k: fit[k] for k in ("n", "mu", "sigma", "alpha", "beta")},
                 })
     fam_out = {}
-    for fam in weights:
+    for fam, weight in weights.items():
         scores = [s["calibrated"] for s in sources if s["family"] == fam]
         if fam in row["families"]:
             fam_out[fam] = {"title": families.get(fam, {}).get("title", fam), "scores": scores,
-                            "mean": row["families"][fam], "weight": weights[fam]}
+                            "mean": row["families"][fam], "weight": weight}
     return {
         "model": row["model"], "identity": ident, "board": board["id"], "board_title": board["title"],
         "role": board["role"], "weights": weights, "date": snapshot.get("date"),

@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from builder.scoring.families import Contribution, compute_evaluators, compute_family_means, compute_r
+from builder.scoring.families import (
+    Contribution,
+    compute_evaluators,
+    compute_family_means,
+    compute_r,
+)
 
 PARTIAL_SHARE = 0.5
 "Rows with less than this share of the available family weight are partial; boards warn below it."
