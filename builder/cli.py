@@ -142,3 +142,13 @@ def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings
         click.echo(f"warning: {w}", err=True)
     if timings:
         click.echo(report.timings.format())
+
+
+def _register_groups() -> None:
+    """Sub-command groups that live beside their stage."""
+    from builder.evals.commands import evals
+
+    main.add_command(evals)
+
+
+_register_groups()

@@ -147,7 +147,7 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
 
         snapshot["arena"] = compute_arena_section(resolve_data_path(cfg.arena.battles, base), cfg.arena)
     if cfg.evals:
-        from builder.evals.aggregate import compute_evals_section
+        from builder.evals.section import compute_evals_section
 
         snapshot["evals"] = compute_evals_section(cfg.evals, base)
     return snapshot
