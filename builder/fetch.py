@@ -455,14 +455,17 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: d
     store_dir = store_path(cfg, base)
     store_dir.mkdir(parents=True, exist_ok=True)
     sources = [s for s in cfg.sources if s.enabled]
-    statuses: list[FetchStatus] = []
+    # The operator's own files first: a mistake in one of them (exit 2) stops the run
+    # before anything upstream has been written to the store.
+    order = sorted(sources, key=lambda s: not _is_local(s))
+    by_name: dict[str, FetchStatus] = {}
     with make_client(cfg.fetch) as client, _progress(progress, len(sources)) as advance:
-        for source in sources:
+        for source in order:
             advance(source.name, True)
             attempt_at = now or datetime.now(timezone.utc)
-            statuses.append(_fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at))
+            by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at)
             advance(source.name, False)
-    return statuses
+    return [by_name[s.name] for s in sources]
 
 
 def load_payloads(cfg: SiteConfig, base: Path) -> dict[str, tuple[Payload | None, FetchStatus | None]]:
