@@ -1,0 +1,150 @@
+"""Downloads: each board's rows as CSV and JSON, the snapshot JSON, and their schemas.
+
+The schemas below are the single description of every download: the writers use them for
+column order and the data page prints them. Numbers are written unrounded (``repr`` of the
+float, the shortest string that reads back to the same value), so anyone can recompute the
+displayed scores with the standard library. Nothing here copies an upstream payload: every
+value is a derived number or a fact already shown on the site, credited to its source.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, Mapping, Sequence
+
+RATING_LICENCE = "CC BY-SA 4.0"
+
+#: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
+BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("strip", "text", "'ranked' for the board, 'new' for the New, not enough ratings yet strip"),
+    ("rank", "integer", "competition rank on unrounded R (1, 2, 2, 4); empty in the new strip"),
+    ("model", "text", "model name as displayed"),
+    ("identity", "text", "identity key; the model page is models/<identity>/"),
+    ("score", "integer", "displayed score: R rounded half to even"),
+    ("r", "float", "unrounded weighted mean R over the families present, Arena scale"),
+    ("partial", "boolean", "true when the row carries the partial label"),
+    ("partial_reasons", "text", "why the row is partial, ';'-separated"),
+    ("coverage", "float", "present preset weight / all preset weight, 0..1"),
+    ("available_share", "float", "present preset weight / weight of families available in the snapshot, 0..1"),
+    ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
+    ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
+    ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
+    ("build_price", "float", "PirateBench median build price, USD per build"),
+    ("build_passed", "boolean", "PirateBench build check passed"),
+)
+FAMILY_COLUMN = ("family_<family>", "float", "family mean of usable calibrated scores, Arena scale; empty when absent")
+
+BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
+    ("board", "id, title, kind, role, description, weights {family: weight}, warning, missing_families"),
+    ("date / created_at / method_id / as_of", "the snapshot the rows come from (UTC)"),
+    ("stale / demo", "Arena failed at the last refresh / built from the bundled demo data"),
+    ("licence / attribution", "licence of the rating table and the credit line"),
+    ("sources", "every credited source: name, title, licence, attribution, homepage, published, fetched_at, status"),
+    ("rows", "ranked rows, each with the CSV columns above and families {family: mean}"),
+    ("new", "the New, not enough ratings yet strip (rank null)"),
+)
+
+SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("schema_version, date, created_at, method_id", "identity of the snapshot (UTC)"),
+    ("demo, stale, as_of", "built from demo data; Arena failed; newest credited source date"),
+    ("sources", "every stored source with status, licence, attribution, publication and fetch times"),
+    ("families, roles", "the families (feeds) and role weights the boards used"),
+    ("observations", "every published row: spelling, identity, raw, calibrated, date, url, selected, reason, excluded"),
+    ("calibration", "per feed and release: n, overlap, mu, sigma, alpha, beta, used, reason"),
+    ("models", "facts per identity: name, maker, licence, open_weight, params_b, context_window, release_date"),
+    ("prices", "token price entries (per token, blended per million) and PirateBench build records"),
+    ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
+    ("arena, evals, index", "sections filled by later stages, or null"),
+)
+
+
+def board_families(board: Mapping[str, Any]) -> list[str]:
+    """The family columns of a board: its weights' families in weight order (then name)."""
+    weights = board.get("weights") or {}
+    return sorted(weights, key=lambda f: (-float(weights[f]), f))
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return ";".join(str(x) for x in v)
+    return str(v)
+
+
+def render_board_csv(board: Mapping[str, Any]) -> str:
+    """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
+    fams = board_families(board)
+    header = [c for c, _, _ in BOARD_CSV_COLUMNS] + [f"family_{f}" for f in fams]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for strip, rows in (("ranked", board.get("rows") or []), ("new", board.get("new") or [])):
+        for row in rows:
+            values = [strip] + [row.get(c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
+            values += [(row.get("families") or {}).get(f) for f in fams]
+            w.writerow([_cell(v) for v in values])
+    return buf.getvalue()
+
+
+def _row_json(row: Mapping[str, Any]) -> dict[str, Any]:
+    keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:]] + ["families"]
+    return {k: row.get(k) for k in keys}
+
+
+def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], attribution: str) -> str:
+    """``data/boards/<id>.json``: the board, its rows and strip, and the credits."""
+    doc = {
+        "board": {k: board.get(k) for k in ("id", "title", "kind", "role", "description", "weights",
+                                             "warning", "missing_families")},
+        "date": snapshot.get("date"),
+        "created_at": snapshot.get("created_at"),
+        "method_id": snapshot.get("method_id"),
+        "as_of": snapshot.get("as_of"),
+        "stale": bool(snapshot.get("stale")),
+        "demo": bool(snapshot.get("demo")),
+        "licence": RATING_LICENCE,
+        "attribution": attribution,
+        "sources": [
+            {k: s.get(k) for k in ("name", "title", "licence", "attribution", "homepage", "published",
+                                   "fetched_at", "status")}
+            for s in snapshot.get("sources") or []
+        ],
+        "rows": [_row_json(r) for r in board.get("rows") or []],
+        "new": [_row_json(r) for r in board.get("new") or []],
+    }
+    return dump_json(doc)
+
+
+def dump_json(doc: Any) -> str:
+    """Deterministic JSON: sorted keys, one space indent, UTF-8 text, trailing newline."""
+    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def render_licence_text(snapshot: Mapping[str, Any] | None, site_title: str, site_url: str) -> str:
+    """``data/LICENCE.txt``: the rating table's licence and every source's own licence."""
+    lines = [
+        f"{site_title} downloads ({site_url})",
+        "",
+        f"The rating tables (boards, scores, calibrated values) are {site_title}'s normalisation and",
+        f"aggregation, shared under {RATING_LICENCE} (https://creativecommons.org/licenses/by-sa/4.0/).",
+        "They are derived from the sources below, each under its own licence and attribution.",
+        "No raw upstream payload is redistributed.",
+        "",
+        "Sources:",
+    ]
+    for s in (snapshot or {}).get("sources") or []:
+        lines.append(f"- {s.get('title') or s.get('name')}: licence {s.get('licence') or 'unknown'}; "
+                     f"attribution: {s.get('attribution') or '-'}")
+    return "\n".join(lines) + "\n"
+
+
+def schema_rows(families: Sequence[str]) -> list[tuple[str, str, str]]:
+    """The CSV schema with the family columns of a board spelled out."""
+    return list(BOARD_CSV_COLUMNS) + [(f"family_{f}", FAMILY_COLUMN[1], FAMILY_COLUMN[2]) for f in families]

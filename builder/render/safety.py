@@ -1,0 +1,56 @@
+"""What the site lets through from upstream: only http(s) links, escaped text, stable paths.
+
+Every string in a snapshot came from somebody else's file. Templates autoescape it; links
+go through ``safe_url`` (anything that is not an absolute http(s) URL renders as text);
+model identities become directory names through ``model_slug`` (a fixed alphabet, never
+``..``, with a hash suffix whenever the identity had to be changed so two identities never
+share a page).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urlsplit
+
+#: The Content-Security-Policy every page carries in a meta tag: nothing from another origin,
+#: no inline script or style. (frame-ancestors cannot be set from a meta tag.)
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
+)
+
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+_SLUG_OK = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+
+
+def safe_url(u: object) -> str | None:
+    """``u`` when it is an absolute http(s) URL with a host, else None.
+
+    Rejects ``javascript:``, ``data:``, protocol-relative ``//host`` and anything with
+    whitespace or control characters (browsers strip those, which is how ``java\\tscript:``
+    sneaks past naive checks).
+    """
+    if not isinstance(u, str) or not u or _CONTROL.search(u):
+        return None
+    try:
+        parts = urlsplit(u)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return u
+
+
+def model_slug(identity: str) -> str:
+    """Directory name of a model's page (``/models/<slug>/``), stable for a given identity.
+
+    Identities made of ``[a-z0-9._-]`` (and not starting with a dot) are used as they are;
+    anything else is reduced to that alphabet and suffixed with 8 hex digits of its SHA-256.
+    """
+    if _SLUG_OK.match(identity) and ".." not in identity:
+        return identity
+    base = re.sub(r"[^a-z0-9._-]+", "-", identity.lower()).strip("-.")
+    base = re.sub(r"\.{2,}", ".", base)[:60] or "model"
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
+    return f"{base}-{digest}"

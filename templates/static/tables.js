@@ -1,0 +1,142 @@
+/* ModelBoards tables: sort by any column, search, filters, state kept in the URL query.
+   Optional: every table is plain HTML and readable without this script.
+   Query parameters per table (prefix "<data-state>." unless data-state is empty):
+     sort=<column key>  dir=asc|desc  q=<search text>  open=1  nopartial=1            */
+(function () {
+  "use strict";
+
+  function params() { return new URLSearchParams(window.location.search); }
+
+  function saveParams(p) {
+    var qs = p.toString();
+    var url = window.location.pathname + (qs ? "?" + qs : "") + window.location.hash;
+    window.history.replaceState(null, "", url);
+  }
+
+  function cellKey(cell, numeric) {
+    if (!cell) { return null; }
+    var v = cell.getAttribute("data-sort");
+    if (v === null) { v = cell.textContent.trim(); }
+    if (numeric) {
+      if (v === "") { return null; }
+      var f = parseFloat(v);
+      return isNaN(f) ? null : f;
+    }
+    return v === "" ? null : v.toLocaleLowerCase();
+  }
+
+  function setup(table) {
+    var prefix = table.getAttribute("data-state") || "";
+    if (prefix) { prefix += "."; }
+    var tbody = table.tBodies[0];
+    if (!tbody) { return; }
+    var rows = Array.prototype.slice.call(tbody.rows);
+    rows.forEach(function (r, i) { r.setAttribute("data-index", String(i)); });
+    var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var tools = document.querySelector('.table-tools[data-table="' + table.id + '"]');
+    var search = tools ? tools.querySelector('[data-role="search"]') : null;
+    var filters = tools ? Array.prototype.slice.call(tools.querySelectorAll('[data-role="filter"]')) : [];
+    var count = tools ? tools.querySelector('[data-role="count"]') : null;
+    var state = { sort: null, dir: "asc" };
+
+    function sortBy(key, dir) {
+      var col = -1;
+      heads.forEach(function (th, i) {
+        if (th.getAttribute("data-key") === key) { col = i; }
+        th.removeAttribute("aria-sort");
+      });
+      if (col < 0) { return false; }
+      var th = heads[col];
+      var numeric = th.getAttribute("data-type") === "num";
+      var sign = dir === "desc" ? -1 : 1;
+      var keyed = rows.map(function (r) {
+        return { row: r, key: cellKey(r.cells[col], numeric), index: +r.getAttribute("data-index") };
+      });
+      keyed.sort(function (a, b) {
+        if (a.key === null && b.key === null) { return a.index - b.index; }
+        if (a.key === null) { return 1; }   /* absent values last, whatever the direction */
+        if (b.key === null) { return -1; }
+        if (a.key < b.key) { return -sign; }
+        if (a.key > b.key) { return sign; }
+        return a.index - b.index;
+      });
+      var frag = document.createDocumentFragment();
+      keyed.forEach(function (k) { frag.appendChild(k.row); });
+      tbody.appendChild(frag);
+      th.setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
+      state.sort = key;
+      state.dir = dir;
+      return true;
+    }
+
+    function applyFilters() {
+      var q = search ? search.value.trim().toLocaleLowerCase() : "";
+      var active = {};
+      filters.forEach(function (f) { active[f.getAttribute("data-filter")] = f.checked; });
+      var shown = 0;
+      rows.forEach(function (r) {
+        var ok = true;
+        if (q && r.textContent.toLocaleLowerCase().indexOf(q) < 0) { ok = false; }
+        if (active.open && r.getAttribute("data-open") !== "1") { ok = false; }
+        if (active.partial && r.getAttribute("data-partial") === "1") { ok = false; }
+        r.hidden = !ok;
+        if (ok) { shown += 1; }
+      });
+      if (count) { count.textContent = "Showing " + shown + " of " + rows.length + " rows"; }
+    }
+
+    function store() {
+      var p = params();
+      function put(name, value) {
+        if (value) { p.set(prefix + name, value); } else { p.delete(prefix + name); }
+      }
+      put("sort", state.sort);
+      put("dir", state.sort ? state.dir : "");
+      put("q", search ? search.value.trim() : "");
+      filters.forEach(function (f) {
+        put(f.getAttribute("data-filter") === "partial" ? "nopartial" : f.getAttribute("data-filter"),
+            f.checked ? "1" : "");
+      });
+      saveParams(p);
+    }
+
+    heads.forEach(function (th) {
+      var key = th.getAttribute("data-key");
+      if (!key) { return; }
+      var button = document.createElement("button");
+      button.type = "button";
+      while (th.firstChild) { button.appendChild(th.firstChild); }
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var dir;
+        if (state.sort === key) { dir = state.dir === "asc" ? "desc" : "asc"; }
+        else { dir = th.getAttribute("data-dir") || "asc"; }
+        sortBy(key, dir);
+        store();
+      });
+    });
+
+    if (tools) {
+      tools.hidden = false;
+      if (search) { search.addEventListener("input", function () { applyFilters(); store(); }); }
+      filters.forEach(function (f) { f.addEventListener("change", function () { applyFilters(); store(); }); });
+    }
+
+    var p = params();
+    if (search && p.get(prefix + "q")) { search.value = p.get(prefix + "q"); }
+    filters.forEach(function (f) {
+      var name = f.getAttribute("data-filter") === "partial" ? "nopartial" : f.getAttribute("data-filter");
+      f.checked = p.get(prefix + name) === "1";
+    });
+    if (p.get(prefix + "sort")) {
+      sortBy(p.get(prefix + "sort"), p.get(prefix + "dir") === "desc" ? "desc" : "asc");
+    }
+    applyFilters();
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable[id]"), setup);
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); }
+  else { init(); }
+}());
