@@ -835,7 +835,7 @@ def gen_openrouter() -> None:
 def gen_piratebench() -> None:
     # flagship builds ~ $1-3, workers $0.05-0.9 (USD per build, list price)
     base_price = {
-        "claude-opus-5.5": 2.35, "gemini-3-pro": 1.42, "grok-5": 1.85, "sol-2": 2.90, "gpt-6": 1.10,
+        "claude-opus-5.5": 2.35, "gemini-3-pro": 1.42, "grok-5": 1.85, "sol-2": 2.90, "gpt-6": 1.65,
         "claude-sonnet-5": 0.88, "claude-haiku-5": 0.52, "gpt-6-mini": 0.41, "gemini-3-flash": 0.31,
         "deepseek-v4": 0.19, "qwen4-235b-a22b": 0.23, "gpt-6-nano": 0.06, "gemini-3-flash-lite": 0.08,
         "grok-5-fast": 0.12, "kimi-k3": 0.64, "glm-5": 0.47, "mistral-medium-3.5": 0.38, "minimax-m3": 0.29,
