@@ -1,0 +1,250 @@
+"""The Arena stage: battles file in, the rating table and the snapshot's ``"arena"`` section out.
+
+``fit_rating_table`` makes the ``arena fit`` table; ``compute_arena_section`` everything
+the Arena page draws. Both are pure apart from reading the battles file.
+
+Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not exist)::
+
+    {
+      "source": "clean_battle_demo.jsonl",   # battles file name
+      "rows_read": 30000,                     # rows in the file
+      "n_battles": 25530,                     # battles fitted (after bad rows and filters)
+      "filters": {"anony": 4470, ...},        # filter -> rows it removed (filters that ran)
+      "bad_rows": {"missing_model": 0, "same_model": 0, "unknown_winner": 0},
+      "method": {"name": "bradley-terry-mle", "scale": 400, "base": 10, "init": 1000,
+                 "ties": "half a win to each side", "centring": "...", "bootstrap": 200,
+                 "bootstrap_kind": "multinomial on pair-outcome counts", "ci": 0.95,
+                 "seed": 42, "degenerate_rounds": 0, "elo_k": 4, "history_period": "week",
+                 "history_bootstrap": 0, "min_pair_battles": 50, "anony_only": true},
+      "models": [                             # by component, then rank
+        {"model", "rating",                   # MLE point, Arena scale (1000 = component mean)
+         "median", "lower", "upper",          # bootstrap median and 95% percentile bounds
+         "rank", "rank_ub",                   # point rank; 1 + #models whose lower > this upper
+         "battles", "wins", "ties",           # wins exclude ties
+         "win_rate",                          # (wins + ties / 2) / battles
+         "elo",                               # online Elo (k = 4) after the last battle
+         "component"}                         # index into "components"
+      ],
+      "components": [{"models": [...], "n_battles": 25530}],   # largest first
+      "unrated": [{"models": [...], "reason": "..."}],        # no finite rating (left out)
+      "winrate": {"models": [...top N of component 0 by rating...],
+                  "predicted": [[p_ij]],      # row beats column, null diagonal
+                  "empirical": [[e_ij]],      # null where the pair never met
+                  "battles": [[n_ij]],
+                  "mae": 0.021,               # over all rated pairs with >= min_pair_battles
+                  "pairs_used": 310},
+      "history": [{"date": "2026-05-03", "n_battles": 468,
+                   "models": [{"model", "rating", "rank", "elo", "lower"?, "upper"?}]}]
+    }
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from builder.config import ArenaConfig
+from builder.pairwise.battles import BattleFilters, Battles, read_battles
+from builder.pairwise.bootstrap import bootstrap_bt, point_ranks, quantiles, ranks_with_uncertainty
+from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
+from builder.pairwise.elo import K as ELO_K, bootstrap_elo, fit_online_elo
+from builder.pairwise.history import compute_history
+from builder.pairwise.winrate import compute_empirical_winrates, compute_predicted_winrates, compute_winrate_mae
+
+TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
+
+
+def _num(x: float, digits: int = 2) -> float | None:
+    """A finite float rounded for JSON, else None."""
+    x = float(x)
+    return round(x, digits) if np.isfinite(x) else None
+
+
+def fit_rating_table(
+    battles: Battles,
+    *,
+    method: Literal["bt", "elo"] = "bt",
+    bootstrap: int = 0,
+    seed: int = 0,
+    anchor: tuple[str, float] | None = None,
+    elo_k: float = ELO_K,
+    workers: int | None = None,
+    on_unidentifiable: Literal["raise", "drop"] = "raise",
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One row per rated model (``TABLE_COLUMNS`` plus ``component``), and fit facts.
+
+    ``rating`` is the point estimate (BT maximum likelihood, or the final online Elo);
+    ``median``/``lower``/``upper`` come from ``bootstrap`` rounds (equal to ``rating``
+    when there are none). Rows are ordered by component, then rank.
+    """
+    counts = count_pairs(battles)
+    n_played, wins, ties = counts.per_model()
+    info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0}
+    if method == "bt":
+        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable)
+        rating, component = fit.ratings, fit.component
+        info.update(components=fit.components, unrated=fit.unrated, fit=fit, counts=counts)
+        if bootstrap > 0:
+            bs = bootstrap_bt(counts, fit, bootstrap, seed, workers=workers)
+            median, lower, upper = bs.median, bs.lower, bs.upper
+            info["degenerate_rounds"] = bs.degenerate_rounds
+        else:
+            median = lower = upper = rating
+    elif method == "elo":
+        elo = fit_online_elo(battles, k=elo_k)
+        rating = elo.ratings.copy()
+        rating[n_played == 0] = np.nan
+        component = np.where(n_played > 0, 0, -1)
+        info.update(components=(tuple(m for m, p in zip(battles.models, n_played) if p > 0),), unrated=())
+        if bootstrap > 0:
+            samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k)
+            lower, median, upper = quantiles(samples, [0.025, 0.5, 0.975])
+        else:
+            median = lower = upper = rating
+    else:
+        raise ValueError(f"unknown method {method!r}")
+    rated = np.isfinite(rating)
+    rank = point_ranks(rating, component)
+    rank_ub = ranks_with_uncertainty(lower, upper, component, rated)
+    rows = []
+    for k in np.flatnonzero(rated):
+        rows.append(
+            {
+                "model": battles.models[k],
+                "rating": _num(rating[k]),
+                "median": _num(median[k]),
+                "lower": _num(lower[k]),
+                "upper": _num(upper[k]),
+                "rank": int(rank[k]),
+                "rank_ub": int(rank_ub[k]),
+                "battles": int(n_played[k]),
+                "wins": int(wins[k]),
+                "ties": int(ties[k]),
+                "win_rate": _num((wins[k] + 0.5 * ties[k]) / n_played[k], 4),
+                "component": int(component[k]),
+            }
+        )
+    rows.sort(key=lambda r: (r["component"], r["rank"], r["model"]))
+    return rows, info
+
+
+def compute_arena_section(
+    battles_path: Path,
+    cfg: ArenaConfig,
+    *,
+    history_bootstrap: int = 0,
+    workers: int | None = None,
+) -> dict[str, Any]:
+    """The snapshot's ``"arena"`` section (see the module docstring) for one battles file.
+
+    Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
+    ``cfg.seed``; models without a finite rating are listed under ``unrated``, not guessed.
+    History: cumulative ``cfg.history`` slices, with ``history_bootstrap`` rounds per slice
+    (0: no per-slice intervals).
+    """
+    battles_path = Path(battles_path)
+    battles = read_battles(battles_path, BattleFilters(anony_only=cfg.anony_only))
+    rows, info = fit_rating_table(
+        battles,
+        method="bt",
+        bootstrap=cfg.bootstrap,
+        seed=cfg.seed,
+        workers=workers,
+        on_unidentifiable="drop",
+    )
+    fit: BTFit = info["fit"]
+    counts: PairCounts = info["counts"]
+    elo = fit_online_elo(battles)
+    index = {m: k for k, m in enumerate(battles.models)}
+    for row in rows:
+        row["elo"] = _num(elo.ratings[index[row["model"]]])
+
+    totals = counts.totals()
+    comp_of_pair = fit.component[counts.i]
+    components = [
+        {"models": list(models), "n_battles": int(totals[comp_of_pair == c].sum())}
+        for c, models in enumerate(fit.components)
+    ]
+
+    section: dict[str, Any] = {
+        "source": battles_path.name,
+        "rows_read": battles.report.rows_read,
+        "n_battles": len(battles),
+        "filters": dict(battles.report.removed),
+        "bad_rows": dict(battles.report.bad_rows),
+        "method": {
+            "name": "bradley-terry-mle",
+            "scale": fit.scale,
+            "base": fit.base,
+            "init": fit.init,
+            "ties": "half a win to each side",
+            "centring": "each connected component centred on a mean rating of init",
+            "bootstrap": cfg.bootstrap,
+            "bootstrap_kind": "multinomial on pair-outcome counts",
+            "ci": 0.95,
+            "seed": cfg.seed,
+            "degenerate_rounds": info["degenerate_rounds"],
+            "elo_k": ELO_K,
+            "history_period": cfg.history,
+            "history_bootstrap": history_bootstrap,
+            "min_pair_battles": cfg.min_pair_battles,
+            "anony_only": cfg.anony_only,
+        },
+        "models": rows,
+        "components": components,
+        "unrated": [u.to_json() for u in fit.unrated],
+        "winrate": _winrate_section(fit, counts, cfg),
+        "history": _history_section(battles, cfg, history_bootstrap, workers),
+    }
+    return section
+
+
+def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[str, Any]:
+    rated = np.flatnonzero(np.isfinite(fit.ratings))
+    pred_all = compute_predicted_winrates(fit.ratings[rated], scale=fit.scale, base=fit.base)
+    emp_all, n_all = compute_empirical_winrates(counts, rated)
+    mae, used = compute_winrate_mae(pred_all, emp_all, n_all, cfg.min_pair_battles)
+    main = rated[fit.component[rated] == 0]
+    top = main[np.argsort(-fit.ratings[main], kind="stable")][: cfg.top_heatmap]
+    pos = {int(m): k for k, m in enumerate(rated)}
+    sel = [pos[int(m)] for m in top]
+    pred = pred_all[np.ix_(sel, sel)]
+    emp = emp_all[np.ix_(sel, sel)]
+    nb = n_all[np.ix_(sel, sel)]
+    return {
+        "models": [fit.models[m] for m in top],
+        "predicted": [[_num(x, 4) for x in row] for row in pred],
+        "empirical": [[_num(x, 4) for x in row] for row in emp],
+        "battles": [[int(x) for x in row] for row in nb],
+        "mae": None if mae is None else round(mae, 5),
+        "pairs_used": used,
+    }
+
+
+def _history_section(battles: Battles, cfg: ArenaConfig, bootstrap: int, workers: int | None) -> list[dict[str, Any]]:
+    if battles.tstamp is None or not np.isfinite(battles.tstamp).any():
+        return []
+    hist = compute_history(battles, cfg.history, bootstrap=bootstrap, seed=cfg.seed, workers=workers)
+    out = []
+    for s in hist.slices:
+        rated = np.flatnonzero(np.isfinite(s.ratings))
+        rated = rated[np.lexsort((-s.ratings[rated], s.component[rated]))]
+        models = []
+        for k in rated:
+            entry: dict[str, Any] = {
+                "model": hist.models[k],
+                "rating": _num(s.ratings[k]),
+                "rank": int(s.ranks[k]),
+                "elo": _num(s.elo[k]),
+            }
+            if s.lower is not None and s.upper is not None:
+                entry["lower"] = _num(s.lower[k])
+                entry["upper"] = _num(s.upper[k])
+            models.append(entry)
+        out.append({"date": s.date.isoformat(), "n_battles": s.n_battles, "models": models})
+    return out
+
+
+__all__ = ["TABLE_COLUMNS", "fit_rating_table", "compute_arena_section"]

@@ -1,0 +1,182 @@
+"""Rating history: Bradley-Terry (and online Elo) on cumulative time slices.
+
+Slice k holds every battle up to the end of period k (UTC day, ISO week ending Sunday, or
+calendar month), from the first period with a battle to the last; its ``date`` is the last
+day of the period, or the last battle's day for the final, unfinished period.
+
+Counts are built once: each battle gets a (pair, outcome) cell and a period; a running sum
+of per-period ``bincount``s gives every slice's cumulative pair counts in O(battles +
+periods x cells), instead of refiltering the battles for every slice as the seed does.
+Slices are then fitted independently (in parallel processes when there are many), each with
+``fit_bt(..., on_unidentifiable="drop")``: early slices often hold a model that has won or
+lost every battle so far, which has no finite rating yet, so it is left out of that slice
+(it appears once a result links it to the rest). Optional per-slice bootstrap intervals use
+their own seeds (children of ``SeedSequence(seed)``, one per slice).
+
+Online Elo is one chronological pass over all battles that records the ratings at each
+slice end; models that have not played yet are NaN.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from builder.errors import UserError
+from builder.pairwise.battles import Battles
+from builder.pairwise.bootstrap import _mp_context, bootstrap_bt, point_ranks
+from builder.pairwise.bt import PairCounts, fit_bt, pair_cells
+from builder.pairwise.elo import run_elo_codes
+
+Period = Literal["day", "week", "month"]
+_EPOCH = dt.date(1970, 1, 1)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class HistorySlice:
+    """Ratings after one period; arrays shape (n_models,), NaN where a model has no rating yet."""
+
+    date: dt.date
+    n_battles: int  # cumulative battles in the slice
+    ratings: np.ndarray
+    lower: np.ndarray | None
+    upper: np.ndarray | None
+    ranks: np.ndarray  # 1-based within the component, 0 where unrated
+    component: np.ndarray
+    elo: np.ndarray
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class History:
+    models: tuple[str, ...]
+    period: Period
+    slices: tuple[HistorySlice, ...]
+    undated: int  # battles left out for want of a timestamp
+
+
+def period_index(tstamp: np.ndarray, period: Period) -> np.ndarray:
+    """Integer period of each Unix time (UTC), shape like ``tstamp``."""
+    days = np.floor(tstamp / 86_400.0).astype(np.int64)
+    if period == "day":
+        return days
+    if period == "week":
+        return (days + 3) // 7  # 1970-01-01 was a Thursday; weeks start on Monday
+    if period == "month":
+        return days.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
+    raise UserError(f"unknown history period {period!r} (use day, week or month)")
+
+
+def period_last_day(p: int, period: Period) -> dt.date:
+    """The last calendar day of period ``p``."""
+    if period == "day":
+        return _EPOCH + dt.timedelta(days=p)
+    if period == "week":
+        return _EPOCH + dt.timedelta(days=7 * p - 3 + 6)
+    first_next = np.datetime64(p + 1, "M").astype("datetime64[D]").astype(object)
+    return first_next - dt.timedelta(days=1)
+
+
+def compute_history(
+    battles: Battles,
+    period: Period = "week",
+    *,
+    bootstrap: int = 0,
+    seed: int = 0,
+    workers: int | None = None,
+    scale: float = 400.0,
+    base: float = 10.0,
+    init: float = 1000.0,
+    elo_k: float = 4.0,
+) -> History:
+    """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period."""
+    if battles.tstamp is None:
+        raise UserError(f"{battles.report.source}: history needs timestamps (no 'tstamp' column)")
+    dated = np.flatnonzero(np.isfinite(battles.tstamp))
+    undated = len(battles) - dated.size
+    if dated.size == 0:
+        raise UserError(f"{battles.report.source}: history needs timestamps (every tstamp is empty)")
+    order = dated[np.argsort(battles.tstamp[dated], kind="stable")]
+    a, b, o = battles.model_a[order], battles.model_b[order], battles.outcome[order]
+    t = battles.tstamp[order]
+    n = len(battles.models)
+
+    keys, cell = pair_cells(a, b, o, n)
+    uniq, inv = np.unique(keys, return_inverse=True)
+    cells = inv * 3 + cell
+    n_cells = uniq.size * 3
+    pi, pj = uniq // n, uniq % n
+
+    per = period_index(t, period)
+    first, last = int(per[0]), int(per[-1])
+    ends = np.searchsorted(per, np.arange(first, last + 1), side="right")  # battles up to each period
+    last_day = dt.datetime.fromtimestamp(float(t[-1]), tz=dt.timezone.utc).date()
+
+    elo = run_elo_codes(battles.models, a, b, o, k=elo_k, init=init, scale=scale, base=base, marks=ends)
+    seeds = np.random.SeedSequence(seed).spawn(len(ends))
+
+    # Snapshots of cumulative counts; periods without new battles reuse the previous fit.
+    tasks: list[tuple[int, np.ndarray]] = []
+    running = np.zeros(n_cells)
+    prev = 0
+    for k, end in enumerate(ends):
+        if end > prev:
+            running = running + np.bincount(cells[prev:end], minlength=n_cells)
+            tasks.append((k, running))
+        prev = end
+
+    job = _SliceJob(battles.models, pi, pj, scale, base, init, bootstrap)
+    if workers is None:
+        work = len(tasks) * (n_cells + n * n) * (1 + bootstrap)
+        workers = (os.cpu_count() or 1) if work > 2_000_000 and len(tasks) > 2 else 1
+    results: dict[int, tuple] = {}
+    if workers <= 1:
+        for k, snap in tasks:
+            results[k] = _fit_slice(job, snap, seeds[k])
+    else:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+            futures = {pool.submit(_fit_slice, job, snap, seeds[k]): k for k, snap in tasks}
+            for fut in cf.as_completed(futures):
+                results[futures[fut]] = fut.result()
+
+    slices: list[HistorySlice] = []
+    current = None
+    for k, end in enumerate(ends):
+        current = results.get(k, current)
+        ratings, lower, upper, ranks, component, played = current
+        day = min(period_last_day(first + k, period), last_day)
+        elo_k_ratings = np.where(played, elo.snapshots[k], np.nan)
+        slices.append(HistorySlice(day, int(end), ratings, lower, upper, ranks, component, elo_k_ratings))
+    return History(battles.models, period, tuple(slices), undated)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _SliceJob:
+    models: tuple[str, ...]
+    i: np.ndarray
+    j: np.ndarray
+    scale: float
+    base: float
+    init: float
+    bootstrap: int
+
+
+def _fit_slice(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence):
+    c = flat.reshape(-1, 3)
+    counts = PairCounts(job.models, job.i, job.j, c[:, 0].copy(), c[:, 1].copy(), c[:, 2].copy())
+    fit = fit_bt(counts, scale=job.scale, base=job.base, init=job.init, on_unidentifiable="drop")
+    played = counts.per_model()[0] > 0
+    lower = upper = None
+    if job.bootstrap > 0:
+        boot_seed = int(seed.generate_state(1)[0])
+        bs = bootstrap_bt(counts, fit, job.bootstrap, boot_seed, workers=1)
+        lower, upper = bs.lower, bs.upper
+    ranks = point_ranks(fit.ratings, fit.component)
+    return fit.ratings, lower, upper, ranks, fit.component, played
+
+
+__all__ = ["Period", "HistorySlice", "History", "period_index", "period_last_day", "compute_history"]

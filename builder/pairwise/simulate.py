@@ -1,0 +1,187 @@
+"""Simulated battles from known latent skills, to show the fit recovers the truth.
+
+Generative model, battle by battle (all draws from ``numpy.random.default_rng(seed)``):
+
+1. a time t, uniform over [start, end + 1 day) UTC (rows come out in time order);
+2. model A and then model B != A, each with probability proportional to its popularity
+   among the models that have debuted by t. Popularity is Zipf-like:
+   ``w_k = 1 / rank_k ** zipf_exponent`` over a random ranking of the models;
+3. a tie with probability ``tie_prob`` = tau (a share ``bothbad_share`` of them written
+   ``tie (bothbad)``), otherwise A wins with probability q = (p - tau/2) / (1 - tau),
+   clipped to [0, 1], where p = 1 / (1 + base ** ((s_B - s_A) / scale)) is the
+   Bradley-Terry probability of the latent skills s (Arena scale). So A's expected score,
+   a tie counting one half, is p: the quantity the Bradley-Terry fit with half-ties
+   matches, which makes the skills recoverable (ties drawn independently of p instead
+   would pull every fitted gap towards zero);
+4. ``anony`` true with probability ``anony_share``.
+
+Debuts: with ``debut_spread = f`` > 0 every model but the two most popular debuts at a time
+uniform over the first fraction f of the range, so models enter the history one by one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+
+from builder.errors import UserError
+from builder.pairwise.battles import OUTCOMES, TIE, TIE_BOTHBAD, WIN_A, WIN_B, Battles, BattleReport, BAD_KINDS
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class SimulatedBattles:
+    """Simulated battles with the truth that made them; arrays shape (n_battles,)."""
+
+    models: tuple[str, ...]
+    skills: np.ndarray  # (n_models,) latent skills, Arena scale
+    popularity: np.ndarray  # (n_models,) sampling weights, sum 1
+    debut: np.ndarray  # (n_models,) Unix seconds
+    model_a: np.ndarray  # int32
+    model_b: np.ndarray  # int32
+    outcome: np.ndarray  # int8 codes into OUTCOMES
+    tstamp: np.ndarray  # float64 Unix seconds, ascending
+    anony: np.ndarray  # bool
+
+    def to_battles(self) -> Battles:
+        n = int(self.model_a.size)
+        report = BattleReport("<simulated>", n, dict.fromkeys(BAD_KINDS, 0), {}, n)
+        return Battles(self.models, self.model_a, self.model_b, self.outcome, self.tstamp, report)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Battle dicts in the clean_battle schema (tstamp rounded to the second)."""
+        names = self.models
+        for a, b, o, t, an in zip(
+            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(), self.anony.tolist()
+        ):
+            yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
+
+
+def simulate_battles(
+    skills: Mapping[str, float],
+    n_battles: int,
+    *,
+    seed: int,
+    tie_prob: float = 0.1,
+    bothbad_share: float = 0.3,
+    zipf_exponent: float = 1.0,
+    start: dt.date = dt.date(2026, 1, 1),
+    end: dt.date = dt.date(2026, 3, 31),
+    debut_spread: float = 0.0,
+    anony_share: float = 1.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+) -> SimulatedBattles:
+    """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale)."""
+    if len(skills) < 2:
+        raise UserError("simulate: need at least 2 models")
+    if n_battles < 1:
+        raise UserError("simulate: need at least 1 battle")
+    if not 0.0 <= tie_prob < 1.0:
+        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
+    if end < start:
+        raise UserError(f"simulate: end {end} is before start {start}")
+    if not 0.0 <= debut_spread < 1.0:
+        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+    rng = np.random.default_rng(seed)
+    models = tuple(skills)
+    s = np.array([float(skills[m]) for m in models])
+    m = len(models)
+
+    ranking = rng.permutation(m)  # ranking[k] = popularity rank (0 = most popular) of model k
+    pop = 1.0 / (ranking + 1.0) ** zipf_exponent
+    pop /= pop.sum()
+
+    t0 = dt.datetime(start.year, start.month, start.day, tzinfo=dt.timezone.utc).timestamp()
+    t1 = dt.datetime(end.year, end.month, end.day, tzinfo=dt.timezone.utc).timestamp() + 86_400.0
+    t = np.sort(rng.uniform(t0, t1, n_battles))
+    debut = np.full(m, t0)
+    if debut_spread > 0:
+        late = ranking >= 2  # the two most popular models are there from the start
+        debut[late] = t0 + rng.uniform(0.0, debut_spread, late.sum()) * (t1 - t0)
+
+    # Models in debut order; cumulative popularity lets one uniform draw pick among the
+    # models available at time t: searchsorted(cum, u * cum[k(t) - 1]).
+    order = np.argsort(debut, kind="stable")
+    cum = np.cumsum(pop[order])
+    avail = np.searchsorted(debut[order], t, side="right")  # models debuted by t (>= 2)
+    avail = np.maximum(avail, 2)
+    limit = cum[avail - 1]
+
+    def draw(size_mask: np.ndarray) -> np.ndarray:
+        u = rng.random(size_mask.sum()) * limit[size_mask]
+        k = np.searchsorted(cum, u, side="right")
+        return order[np.minimum(k, avail[size_mask] - 1)]
+
+    everyone = np.ones(n_battles, dtype=bool)
+    a = draw(everyone)
+    b = draw(everyone)
+    clash = a == b
+    while clash.any():  # redraw B where it repeated A
+        b[clash] = draw(clash)
+        clash = a == b
+
+    u = rng.random(n_battles)
+    p_a = 1.0 / (1.0 + base ** ((s[b] - s[a]) / scale))
+    tie = u < tie_prob
+    q = np.clip((p_a - tie_prob / 2.0) / (1.0 - tie_prob), 0.0, 1.0)
+    # Given no tie, (u - tau) / (1 - tau) is uniform on [0, 1).
+    a_wins = (~tie) & ((u - tie_prob) < (1.0 - tie_prob) * q)
+    outcome = np.where(tie, TIE, np.where(a_wins, WIN_A, WIN_B)).astype(np.int8)
+    bothbad = tie & (rng.random(n_battles) < bothbad_share)
+    outcome[bothbad] = TIE_BOTHBAD
+    anony = rng.random(n_battles) < anony_share
+    return SimulatedBattles(
+        models=models,
+        skills=s,
+        popularity=pop,
+        debut=debut,
+        model_a=a.astype(np.int32),
+        model_b=b.astype(np.int32),
+        outcome=outcome,
+        tstamp=t,
+        anony=anony,
+    )
+
+
+def random_skills(n_models: int, seed: int, *, spread: float = 120.0, prefix: str = "model-") -> dict[str, float]:
+    """``n_models`` latent skills ~ Normal(1000, spread), names ``model-01``... (sorted by name)."""
+    rng = np.random.default_rng(seed)
+    width = len(str(n_models))
+    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k, z in enumerate(rng.standard_normal(n_models))}
+
+
+def skills_from_leaderboard(path: str | Path, category: str | None = None) -> dict[str, float]:
+    """Latent skills from an LMArena leaderboard file ``{category: {model: {rating, ...}}}``.
+
+    ``category`` defaults to ``full`` (else ``text``, else the first category).
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: leaderboard file not found") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not data:
+        raise UserError(f"{path}: expected an object {{category: {{model: {{rating}}}}}}")
+    if category is None:
+        category = next((c for c in ("full", "text") if c in data), next(iter(data)))
+    table = data.get(category)
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: no category {category!r}")
+    out: dict[str, float] = {}
+    for model, row in table.items():
+        rating = row.get("rating") if isinstance(row, dict) else None
+        if isinstance(rating, (int, float)) and not isinstance(rating, bool) and np.isfinite(rating):
+            out[model] = float(rating)
+    if len(out) < 2:
+        raise UserError(f"{path}: category {category!r} has fewer than 2 models with a rating")
+    return out
+
+
+__all__ = ["SimulatedBattles", "simulate_battles", "random_skills", "skills_from_leaderboard"]
