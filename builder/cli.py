@@ -147,7 +147,10 @@ def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings
 def _register_groups() -> None:
     """Sub-command groups that live beside their stage."""
     from builder.evals.commands import evals
+    from builder.scoring.commands import explain, score
 
+    main.add_command(score)
+    main.add_command(explain)
     main.add_command(evals)
 
 
