@@ -85,6 +85,8 @@ class SourceConfig(Strict):
     "Release hint: a label for the payload's release when the payload carries none."
     date: dt.date | None = None
     "Publication-date hint when the payload carries none (LMArena files have no dates inside)."
+    recorded_date: dt.date | None = None
+    "Fetch date of the recorded payload (offline builds), so a fresh clone dates it the same way."
     timeout: float = 30.0
     "Seconds per HTTP request."
     max_bytes: int = 50_000_000
@@ -208,7 +210,7 @@ class FoldingConfig(Strict):
             "(default)", "(default think)", "(24k think)", "(32k think)", "(32k thinking)",
             "(32k thinking tokens)", "(16k thinking)", "(64k thinking)", "(8k thinking)",
             "-thinking-16k", "-thinking-32k", "-thinking-64k", "-thinking-128k",
-            "_high", "_medium", "_low", "_minimal", "_xhigh", "_16K", "_27K", "_32K", "_64K",
+            "_high", "_medium", "_low", "_minimal", "_xhigh", "_16K", "_27K", "_32K", "_59K", "_64K",
         ]
     )
     "Reasoning-effort suffixes folded into the base model (effort folds first, then the date)."

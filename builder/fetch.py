@@ -293,6 +293,9 @@ _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
 
 def _recorded_date(source: SourceConfig, files: dict[str, bytes], mtimes: list[float]) -> datetime:
     """The date of a recorded payload (see ``read_recorded``)."""
+    if source.recorded_date is not None:
+        d = source.recorded_date
+        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
     if source.date is not None:
         return datetime(source.date.year, source.date.month, source.date.day, tzinfo=timezone.utc)
     found = []
@@ -313,7 +316,7 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
 
     A file gives ``{file name: bytes}``; a folder gives every file under it keyed by its
     relative POSIX path. ``fetched_at`` is deterministic where it can be: the source's
-    ``date`` hint if set, else the newest ``YYYY-MM-DD`` / ``YYYY_MM_DD`` date in the file
+    ``recorded_date``, else its ``date`` hint if set, else the newest ``YYYY-MM-DD`` / ``YYYY_MM_DD`` date in the file
     names (LiveBench tables, Terminal-Bench run files), else the newest file modification
     time (UTC, whole seconds).
     """
