@@ -150,6 +150,10 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
         from builder.evals.section import compute_evals_section
 
         snapshot["evals"] = compute_evals_section(cfg.evals, base)
+    if cfg.index.enabled:
+        from builder.scoring.index import compute_index_section
+
+        snapshot["index"] = compute_index_section(snapshot, cfg.index)
     return snapshot
 
 

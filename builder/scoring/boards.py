@@ -562,7 +562,11 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
     contributions = compute_contributions(observations, calibrated, {k: v.feeds for k, v in cfg.families.items()})
     available = available_families(contributions)
     book = compute_price_book(inputs, cfg)
-    models = compute_models(observations, inputs.models, cfg, extra=book.build)
+    # Curated models count even before any evaluation (the Capability Index may inherit
+    # a score for them through their lineage); price lists' thousands of entries do not.
+    kinds = source_kinds(cfg)
+    curated = {i.identity for i in inputs.models if kinds.get(i.source) == "metadata" and i.identity}
+    models = compute_models(observations, inputs.models, cfg, extra=set(book.build) | curated)
     names = {k: v["name"] for k, v in models.items()}
     fields = {role: score_role(rc.weights, contributions, names, available) for role, rc in cfg.roles.items()}
     flagship_build = cheapest_flagship_build(book, names, cfg.flagship)

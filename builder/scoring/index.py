@@ -199,7 +199,7 @@ def compute_index_section(snapshot: Mapping[str, Any], cfg: IndexConfig) -> dict
         info = facts.get(ident, {})
         models[ident] = {
             "identity": ident, "name": info.get("name") or ident, "maker": info.get("maker"),
-            "lineage": lineage_key(ident, {**cfg.lineages, **_meta_lineages(facts)}),
+            "lineage": lineage_key(ident, cfg.lineages),
             "release_date": info.get("release_date"),
             "families": fams, "observations": sorted(obs, key=lambda o: (o["family"], o["board"])),
         }
@@ -208,7 +208,7 @@ def compute_index_section(snapshot: Mapping[str, Any], cfg: IndexConfig) -> dict
         if ident not in models:
             models[ident] = {
                 "identity": ident, "name": info.get("name") or ident, "maker": info.get("maker"),
-                "lineage": lineage_key(ident, {**cfg.lineages, **_meta_lineages(facts)}),
+                "lineage": lineage_key(ident, cfg.lineages),
                 "release_date": info.get("release_date"), "families": {}, "observations": [],
             }
 
@@ -275,10 +275,6 @@ def compute_index_section(snapshot: Mapping[str, Any], cfg: IndexConfig) -> dict
             "current": [m["identity"] for m in current],
         },
     }
-
-
-def _meta_lineages(facts: Mapping[str, Any]) -> dict[str, str]:
-    return {ident: info["lineage"] for ident, info in facts.items() if info.get("lineage")}
 
 
 def _measured_confidence(m: Mapping[str, Any]) -> float:
