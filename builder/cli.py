@@ -7,46 +7,11 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 import click
 
-from builder.errors import CheckFailed, UserError
-
-
-class Context:
-    """What every command receives: the config path and verbosity."""
-
-    def __init__(self, config: str, verbose: int) -> None:
-        self.config_path = Path(config)
-        self.verbose = verbose
-        self._loaded = None
-
-    def load(self):
-        """(SiteConfig, base folder), loaded once."""
-        if self._loaded is None:
-            from builder.config import load_config
-
-            self._loaded = load_config(self.config_path)
-        return self._loaded
-
-
-pass_ctx = click.make_pass_decorator(Context)
-
-
-class Group(click.Group):
-    """A click group that turns UserError / CheckFailed into one line and an exit code."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except UserError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(exc.exit_code)
-        except CheckFailed as exc:
-            click.echo(f"check failed: {exc}", err=True)
-            sys.exit(exc.exit_code)
+from builder.context import Context, Group, pass_ctx
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from builder.cli import Context, Group
+from builder.context import Context, Group
 from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.records import Observation

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from builder.cli import Context, Group
+from builder.context import Context, Group
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot

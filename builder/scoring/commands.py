@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli import Context, pass_ctx
+from builder.context import Context, pass_ctx
 from builder.errors import UserError
 
 
