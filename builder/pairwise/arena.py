@@ -25,7 +25,7 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
          "elo",                               # online Elo (k = 4) after the last battle
          "component"}                         # index into "components"
       ],
-      "components": [{"models": [...], "n_battles": 25530}],   # largest first
+      "components": [{"models": [...], "n_battles": 25530}],   # most battles first
       "unrated": [{"models": [...], "reason": "..."}],        # no finite rating (left out)
       "winrate": {"models": [...top N of component 0 by rating...],
                   "predicted": [[p_ij]],      # row beats column, null diagonal

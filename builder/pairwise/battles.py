@@ -361,7 +361,10 @@ def _iter_jsonl(path: Path, filters: BattleFilters) -> Iterator[dict[str, pa.Arr
         parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"),
     )
     for batch in reader:
-        yield {c: batch.column(c) for c in cols}
+        out = {c: batch.column(c) for c in cols}
+        if "dedup_tag" in out:
+            out["dedup_tag"] = pc.fill_null(pc.struct_field(out["dedup_tag"], "sampled"), False)
+        yield out
 
 
 def _iter_csv(path: Path, filters: BattleFilters) -> Iterator[dict[str, pa.Array]]:

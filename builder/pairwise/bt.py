@@ -142,7 +142,7 @@ class NoFiniteRating(UserError):
 
 @dataclass(frozen=True, slots=True)
 class Structure:
-    """Connected components (largest first) and, in each, the strongly connected groups."""
+    """Connected components (most battles first) and, in each, the strongly connected groups."""
 
     components: tuple[np.ndarray, ...]  # model codes per component
     main: tuple[np.ndarray, ...]  # per component: codes of the largest strongly connected group
@@ -150,7 +150,8 @@ class Structure:
 
 
 def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> Structure:
-    """Components of the battle graph and the strongly connected structure of each.
+    """Components of the battle graph (most battles first) and the strongly connected
+    structure of each.
 
     Directed edge u -> v when u beat or tied v at least once. Models without battles are
     left out. Within a component the largest strongly connected group (most models, then
@@ -176,7 +177,8 @@ def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins
 
     components, mains, unrated = [], [], []
     comp_ids = [c for c in range(n_comp) if played[comp == c].any()]
-    comp_ids.sort(key=lambda c: (-(comp == c).sum(), np.flatnonzero(comp == c)[0]))
+    # Most battles first: the component the page is about (then most models, then code).
+    comp_ids.sort(key=lambda c: (-battles[comp == c].sum(), -(comp == c).sum(), np.flatnonzero(comp == c)[0]))
     gt = g.T.tocsr()
     for c in comp_ids:
         members = np.flatnonzero(comp == c)
@@ -232,7 +234,7 @@ class BTFit:
 
     models: tuple[str, ...]
     ratings: np.ndarray
-    component: np.ndarray  # int, shape (n_models,): component index (0 = largest), -1 no battles
+    component: np.ndarray  # int, shape (n_models,): component index (0 = most battles), -1 no battles
     components: tuple[tuple[str, ...], ...]
     unrated: tuple[Unrated, ...]
     scale: float

@@ -1,0 +1,146 @@
+"""``arena`` commands end to end, the snapshot's arena section, and the bundled demo battles."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builder.config import ArenaConfig, PACKAGE_DATA
+from builder.pairwise.arena import TABLE_COLUMNS, compute_arena_section
+from builder.pairwise.commands import arena
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl"
+DEMO_ARGS = ["--models-from", str(PACKAGE_DATA / "demo" / "arena" / "leaderboard-text.json"), "--n", "30000",
+             "--seed", "7", "--start", "2026-05-01", "--end", "2026-11-25", "--debut-spread", "0.6",
+             "--anony-share", "0.85"]
+
+
+def run(*args):
+    return CliRunner().invoke(arena, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sim") / "battles.jsonl"
+    res = run("simulate", "--models", 8, "--n", 4000, "--seed", 3, "--tie-prob", 0.2, "--output", out,
+              "--truth-output", out.with_suffix(".truth.json"))
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_every_command_has_help():
+    for cmd in ("simulate", "fit", "history", "judge"):
+        res = run(cmd, "--help")
+        assert res.exit_code == 0 and "Usage" in res.output
+
+
+def test_fit_json_rows(simulated, tmp_path):
+    out = tmp_path / "ratings.json"
+    res = run("fit", "--input", simulated, "--bootstrap", 50, "--seed", 1, "--output", out)
+    assert res.exit_code == 0, res.output
+    rows = json.loads(out.read_text())
+    assert len(rows) == 8 and all(list(r) == list(TABLE_COLUMNS) for r in rows)
+    assert [r["rank"] for r in rows] == list(range(1, 9))
+    assert sum(r["battles"] for r in rows) == 2 * 4000
+    for r in rows:
+        assert r["win_rate"] == pytest.approx((r["wins"] + 0.5 * r["ties"]) / r["battles"], abs=1e-4)
+        assert r["lower"] <= r["median"] <= r["upper"] and r["lower"] <= r["rating"] <= r["upper"]
+        assert 1 <= r["rank_ub"] <= r["rank"]
+    assert 0.15 * 8000 < sum(r["ties"] for r in rows) < 0.25 * 8000  # 20% ties, counted on both sides
+    assert sum(r["rating"] for r in rows) / 8 == pytest.approx(1000.0, abs=0.01)
+    truth = json.loads(simulated.with_suffix(".truth.json").read_text())
+    assert rows[0]["model"] == max(truth, key=truth.get)
+
+
+def test_fit_csv_elo_and_stdout(simulated, tmp_path):
+    out = tmp_path / "elo.csv"
+    res = run("fit", "--input", simulated, "--method", "elo", "--output", out)
+    assert res.exit_code == 0, res.output
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == list(TABLE_COLUMNS) and len(rows) == 8
+    assert rows[0]["rating"] == rows[0]["median"]  # no bootstrap: the interval collapses
+    res = run("fit", "--input", simulated, "--anchor", "model-1=1200")
+    assert res.exit_code == 0 and "1200.0" in res.output
+
+
+def test_fit_errors_are_one_line(tmp_path):
+    bad = tmp_path / "b.jsonl"
+    bad.write_text('{"model_a": "a", "model_b": "b"}\n')
+    res = run("fit", "--input", bad)
+    assert res.exit_code == 2 and res.output.strip().count("\n") == 0
+    assert "b.jsonl" in res.output and "no column 'winner'" in res.output
+    loser = tmp_path / "l.jsonl"
+    loser.write_text("".join(json.dumps({"model_a": a, "model_b": b, "winner": w}) + "\n" for a, b, w in [
+        ("a", "b", "model_a"), ("b", "a", "model_a"), ("c", "a", "model_b"), ("b", "c", "model_a")]))
+    res = run("fit", "--input", loser)
+    assert res.exit_code == 2 and "no finite Bradley-Terry rating exists: c: lost every battle" in res.output
+    res = run("fit", "--input", loser, "--anchor", "oops")
+    assert res.exit_code == 2 and "MODEL=RATING" in res.output
+    res = run("fit", "--input", tmp_path / "none.json")
+    assert res.exit_code == 2 and "not found" in res.output
+    empty = tmp_path / "e.csv"
+    empty.write_text("model_a,model_b,winner\n")
+    res = run("fit", "--input", empty)
+    assert res.exit_code == 2 and "no battles" in res.output
+
+
+def test_history_outputs(simulated, tmp_path):
+    js, cs = tmp_path / "h.json", tmp_path / "h.csv"
+    assert run("history", "--input", simulated, "--period", "month", "--output", js).exit_code == 0
+    assert run("history", "--input", simulated, "--period", "month", "--output", cs).exit_code == 0
+    slices = json.loads(js.read_text())
+    assert [s["date"] for s in slices] == ["2026-01-31", "2026-02-28", "2026-03-31"]
+    assert slices[-1]["n_battles"] == 4000 and len(slices[-1]["models"]) == 8
+    with cs.open() as f:
+        assert len(list(csv.DictReader(f))) == sum(len(s["models"]) for s in slices)
+
+
+def test_arena_section_on_demo_battles():
+    cfg = ArenaConfig(bootstrap=40, seed=3, history="month")
+    section = compute_arena_section(DEMO, cfg)
+    json.dumps(section, allow_nan=False)  # plain JSON, no NaN or infinity
+    assert section["source"] == "clean_battle_demo.jsonl"
+    assert section["rows_read"] == section["n_battles"] == 30000 and section["filters"] == {}
+    models = section["models"]
+    assert len(models) == 46 and len(section["components"]) == 1 and section["unrated"] == []
+    for row in models:
+        assert set(row) == set(TABLE_COLUMNS) | {"elo", "component"}
+        assert row["lower"] <= row["rating"] <= row["upper"]
+    wr = section["winrate"]
+    assert len(wr["models"]) == 20 and len(wr["predicted"]) == 20 and len(wr["empirical"][0]) == 20
+    assert wr["models"] == [m["model"] for m in models[:20]]
+    assert wr["predicted"][0][0] is None and 0.5 < wr["predicted"][0][19] < 1
+    assert any(v is None for row in wr["empirical"] for v in row[1:])  # some top pairs never met
+    assert 0 < wr["mae"] < 0.1 and wr["pairs_used"] > 20
+    hist = section["history"]
+    assert hist[-1]["date"] == "2026-11-25" and len(hist) == 7
+    assert len(hist[0]["models"]) < len(hist[-1]["models"]) == 46
+    assert compute_arena_section(DEMO, cfg) == section  # seeded
+    anon = compute_arena_section(DEMO, ArenaConfig(bootstrap=0, anony_only=True, history="month"))
+    assert anon["filters"]["anony"] > 0 and anon["n_battles"] == 30000 - anon["filters"]["anony"]
+
+
+def test_arena_section_on_real_battles_reports_components(shared_data):
+    path = shared_data / "arena" / "genai-arena" / "clean_battle_20240220.json"
+    section = compute_arena_section(path, ArenaConfig(bootstrap=30, history="week"))
+    json.dumps(section, allow_nan=False)
+    assert section["bad_rows"]["same_model"] == 1
+    gen, edit = section["components"]
+    assert len(gen["models"]) == 6 and len(edit["models"]) == 7 and gen["n_battles"] > edit["n_battles"]
+    assert all(m.endswith("_generation") for m in section["winrate"]["models"])
+
+
+def test_demo_battles_regenerate_from_the_documented_command(tmp_path):
+    out = tmp_path / "demo.jsonl"
+    res = run("simulate", *DEMO_ARGS, "--output", out)
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes() == DEMO.read_bytes(), (
+        "builder/data/demo/battles/clean_battle_demo.jsonl is stale: rerun the command in "
+        "builder/pairwise/commands.py's docstring")
+    assert DEMO.stat().st_size < 3_200_000
