@@ -46,6 +46,10 @@
         th.removeAttribute("aria-sort");
       });
       if (col < 0) { return false; }
+      heads.forEach(function (h) {
+        var arrow = h.querySelector(".arrow");
+        if (arrow) { arrow.textContent = ""; }
+      });
       var th = heads[col];
       var numeric = th.getAttribute("data-type") === "num";
       var sign = dir === "desc" ? -1 : 1;
@@ -64,6 +68,8 @@
       keyed.forEach(function (k) { frag.appendChild(k.row); });
       tbody.appendChild(frag);
       th.setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
+      var mark = th.querySelector(".arrow");
+      if (mark) { mark.textContent = dir === "desc" ? " \u25BC" : " \u25B2"; }
       state.sort = key;
       state.dir = dir;
       return true;
@@ -106,6 +112,10 @@
       var button = document.createElement("button");
       button.type = "button";
       while (th.firstChild) { button.appendChild(th.firstChild); }
+      var arrow = document.createElement("span");
+      arrow.className = "arrow";
+      arrow.setAttribute("aria-hidden", "true");  /* aria-sort already says it; keep the name "Score" */
+      button.appendChild(arrow);
       th.appendChild(button);
       button.addEventListener("click", function () {
         var dir;

@@ -1,0 +1,259 @@
+"""The built site in a real browser (Playwright + Chromium), served on 127.0.0.1 under a sub-path.
+
+Every page type loads with no console error, no failed request and no request to another
+origin; sorting, search, filters and the URL state work; a model page opened by URL shows
+its rows; hostile upstream strings stay inert; axe-core finds no WCAG 2 A/AA violation.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from builder.config import load_config
+from builder.render.safety import model_slug
+from builder.render.site import render_site
+from fixtures.make_snapshot import XSS_NAME, make_snapshot
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+
+PAGE_TYPES = [
+    "", "boards/", "boards/orchestrator/", "boards/mid-tier/", "stacks/", "picks/", "models/",
+    "models/helix-sol-24/", "excluded/", "archive/", "changelog/", "data/", "methodology/", "about/",
+    "piratebench-format/", "404.html",
+]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory):
+    """(origin, snapshot) with the fixture site at /modelboards/ and the XSS site at /xss/."""
+    root = tmp_path_factory.mktemp("www")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    cfg, _ = load_config(FIXTURES / "site.yml")
+    snapshot = json.loads((FIXTURES / "golden_snapshot.json").read_text(encoding="utf-8"))
+    earlier = make_snapshot(20, seed=3, day="2026-11-28")
+    render_site(snapshot, [earlier], cfg, ROOT, root / "modelboards", now=NOW, base_url=f"{origin}/modelboards/")
+    xss = json.loads((FIXTURES / "xss_snapshot.json").read_text(encoding="utf-8"))
+    render_site(xss, [], cfg, ROOT, root / "xss", now=NOW, base_url=f"{origin}/xss/")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield origin, snapshot, xss
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
+        b = pw.chromium.launch(args=ARGS, **kwargs)
+        yield b
+        b.close()
+
+
+class Watch:
+    """Console errors, page errors, failed requests and foreign requests of one page."""
+
+    def __init__(self, page, origin: str) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
+        page.on("response", lambda r: self.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        page.on("request", lambda r: None if r.url.startswith(origin + "/") else self.errors.append(f"foreign: {r.url}"))
+
+        def on_dialog(d):
+            self.dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", on_dialog)
+
+
+@pytest.fixture
+def page(browser, served):
+    context = browser.new_context()
+    p = context.new_page()
+    p.watch = Watch(p, served[0])
+    yield p
+    context.close()
+
+
+def test_every_page_type_loads_cleanly(browser, served):
+    origin = served[0]
+    context = browser.new_context()
+    try:
+        for path in PAGE_TYPES:
+            p = context.new_page()
+            watch = Watch(p, origin)
+            resp = p.goto(f"{origin}/modelboards/{path}")
+            p.wait_for_load_state("load")
+            assert resp is not None and resp.status == 200, path
+            assert p.locator("h1").count() == 1, path
+            assert p.locator('link[rel="stylesheet"]').evaluate("l => !!l.sheet"), path
+            assert watch.errors == [], (path, watch.errors)
+            p.close()
+    finally:
+        context.close()
+
+
+def test_axe_finds_no_wcag_a_or_aa_violations(browser, served):
+    origin = served[0]
+    results = {}
+    for scheme in ("light", "dark"):
+        # axe is injected as an inline script, which the pages' CSP rightly forbids: bypass it here only
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        try:
+            paths = PAGE_TYPES if scheme == "light" else ["", "boards/orchestrator/", "models/helix-sol-24/"]
+            for path in paths:
+                p = context.new_page()
+                p.goto(f"{origin}/modelboards/{path}")
+                p.add_script_tag(path=str(AXE))
+                found = p.evaluate(
+                    "async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))"
+                    ".violations.map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '))")
+                if found:
+                    results[f"{scheme} {path or '/'}"] = found
+                p.close()
+        finally:
+            context.close()
+    assert results == {}
+
+
+def _column(page, table: str, index: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f"#{table} tbody tr:not([hidden])",
+        f"rows => rows.map(r => r.cells[{index}].getAttribute('data-sort') ?? r.cells[{index}].textContent.trim())")
+
+
+def test_sorting_search_filters_and_url_state(page, served):
+    origin, snapshot, _ = served
+    board = snapshot["boards"][0]
+    url = f"{origin}/modelboards/boards/orchestrator/"
+    page.goto(url)
+    n = len(board["rows"])
+    assert page.locator("#board-table tbody tr").count() == n
+    assert page.locator(".table-tools").is_visible()
+
+    table = page.locator("#board-table")
+    table.get_by_role("button", name="Score").click()  # first click on a score sorts high to low
+    scores = [float(x) for x in _column(page, "board-table", 3)]
+    assert scores == sorted(scores, reverse=True)
+    table.get_by_role("button", name="Score", exact=True).click()
+    scores = [float(x) for x in _column(page, "board-table", 3)]
+    assert scores == sorted(scores)
+    assert page.locator('#board-table th[data-key="score"]').get_attribute("aria-sort") == "ascending"
+    q = parse_qs(urlsplit(page.url).query)
+    assert q["sort"] == ["score"] and q["dir"] == ["asc"]
+
+    table.get_by_role("button", name="Rank", exact=True).click()  # numbers sort as numbers: 2 before 10
+    ranks = [int(x) for x in _column(page, "board-table", 0)]
+    assert ranks == sorted(ranks) and ranks[-1] >= 10
+
+    table.get_by_role("button", name="Model", exact=True).click()
+    names = [page.locator("#board-table tbody tr").nth(i).locator("td").nth(2).inner_text() for i in range(n)]
+    assert names == sorted(names, key=str.lower)
+
+    target = board["rows"][3]["model"]
+    page.get_by_label("Search this board").fill(target.split()[-1])
+    visible = page.locator("#board-table tbody tr:not([hidden])")
+    assert visible.count() >= 1 and all(target.split()[-1] in visible.nth(i).inner_text() for i in range(visible.count()))
+    assert parse_qs(urlsplit(page.url).query)["q"] == [target.split()[-1]]
+    page.get_by_label("Search this board").fill("")
+
+    open_ids = {i for i, m in snapshot["models"].items() if m["open_weight"]}
+    page.get_by_label("Open-weight only").check()
+    want_open = sum(1 for r in board["rows"] if r["identity"] in open_ids)
+    assert 0 < want_open < n
+    assert page.locator("#board-table tbody tr:not([hidden])").count() == want_open
+    page.get_by_label("Hide partial").check()
+    want_both = sum(1 for r in board["rows"] if r["identity"] in open_ids and not r["partial"])
+    assert page.locator("#board-table tbody tr:not([hidden])").count() == want_both
+    assert "Showing" in page.locator(".count").inner_text()
+
+    shared = page.url  # a shared view restores sort, filters and search
+    q = parse_qs(urlsplit(shared).query)
+    assert q["open"] == ["1"] and q["nopartial"] == ["1"] and q["sort"] == ["model"]
+    page.goto("about:blank")
+    page.goto(shared)
+    assert page.get_by_label("Open-weight only").is_checked() and page.get_by_label("Hide partial").is_checked()
+    assert page.locator("#board-table tbody tr:not([hidden])").count() == want_both
+    assert page.locator('#board-table th[data-key="model"]').get_attribute("aria-sort") == "ascending"
+    assert page.watch.errors == []
+
+
+def test_model_page_opened_by_url_shows_its_rows(page, served):
+    origin, snapshot, _ = served
+    ident = snapshot["boards"][2]["rows"][0]["identity"]
+    page.goto(f"{origin}/modelboards/models/{model_slug(ident)}/")
+    assert page.locator("h1").inner_text() == snapshot["models"][ident]["name"]
+    mine = [o for o in snapshot["observations"] if o["identity"] == ident]
+    assert page.locator("#obs-table tbody tr").count() == len(mine)
+    page.get_by_label("Search observations").fill("livebench")
+    assert page.locator("#obs-table tbody tr:not([hidden])").count() == sum("livebench" in o["feed"] for o in mine)
+    assert page.get_by_role("link", name=snapshot["boards"][2]["title"]).count() >= 1
+    assert page.watch.errors == []
+
+
+def test_hostile_strings_render_inert(page, served):
+    origin, _, xss = served
+    victim = xss["boards"][0]["rows"][0]["identity"]
+    for path in ["", "boards/orchestrator/", f"models/{model_slug(victim)}/", "models/", "excluded/",
+                 "methodology/", "stacks/", "picks/"]:
+        page.goto(f"{origin}/xss/{path}")
+        page.wait_for_timeout(50)
+        assert page.locator("img").count() == 0, path
+        assert page.locator('a[href^="javascript:"], a[href^="data:"], [onerror], [onload]').count() == 0, path
+    page.goto(f"{origin}/xss/models/{model_slug(victim)}/")
+    assert page.locator("h1").inner_text() == XSS_NAME  # shown as text, exactly
+    assert page.get_by_text("<script>alert(2)</script>").count() == 1
+    assert page.watch.dialogs == []
+    assert page.watch.errors == []
+
+
+def test_tables_are_readable_without_javascript(browser, served):
+    origin, snapshot, _ = served
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        p = context.new_page()
+        p.goto(f"{origin}/modelboards/boards/orchestrator/")
+        assert p.locator("#board-table tbody tr").count() == len(snapshot["boards"][0]["rows"])
+        assert not p.locator(".table-tools").is_visible()  # controls that need the script stay hidden
+    finally:
+        context.close()
+
+
+def test_phone_width_has_no_page_level_horizontal_scroll(browser, served):
+    origin = served[0]
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    try:
+        p = context.new_page()
+        for path in ["", "boards/mid-tier/", "models/helix-sol-24/", "methodology/"]:
+            p.goto(f"{origin}/modelboards/{path}")
+            overflow = p.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 1, (path, overflow)
+    finally:
+        context.close()
