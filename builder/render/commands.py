@@ -150,7 +150,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @click.command("serve")
-@click.option("--port", type=int, default=8000, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder [default: .modelboards/preview beside site.yml].")
 @click.option("--snapshot", "snapshot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -168,7 +168,9 @@ def serve_cmd(obj, port: int, out: Path | None, snapshot_path: Path | None, base
     cfg, base = obj.load()
     config_path = Path(obj.config_path).resolve()
     out = (out or base / ".modelboards" / "preview").resolve()
-    url = base_url or f"http://127.0.0.1:{port}/"
+    handler = functools.partial(_QuietHandler, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)  # bind first: --port 0 picks one
+    url = base_url or f"http://127.0.0.1:{server.server_address[1]}/"
 
     def pick_snapshot() -> Path | None:
         if snapshot_path is not None:
@@ -199,8 +201,6 @@ def serve_cmd(obj, port: int, out: Path | None, snapshot_path: Path | None, base
             click.echo(f"  warning: {w}", err=True)
 
     rebuild()
-    handler = functools.partial(_QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     stop = threading.Event()
     watched = [find_dir(base, "content"), find_dir(base, "templates"), config_path]
     watcher = threading.Thread(target=watch, args=(watched, rebuild, stop), daemon=True)

@@ -122,8 +122,11 @@ def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], att
     return dump_json(doc)
 
 
-def dump_json(doc: Any) -> str:
-    """Deterministic JSON: sorted keys, one space indent, UTF-8 text, trailing newline."""
+def dump_json(doc: Any, *, compact: bool = False) -> str:
+    """Deterministic JSON: sorted keys, UTF-8 text, trailing newline; one-space indent unless
+    ``compact`` (snapshots: the C encoder only runs without indent, and they are large)."""
+    if compact:
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
     return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 

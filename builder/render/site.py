@@ -215,7 +215,7 @@ def render_site(
         w.page("picks/index.html", "picks.html", title="Home-computer picks", section="picks",
                description="The best open-weight models that fit on a home computer.",
                machines=snap.get("machines") or [], models=snap.get("models") or {})
-        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(snap))
+        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(snap, compact=True))
     for old in earlier:
         _render_archived_downloads(w, old, attribution)
     w.file("data/LICENCE.txt", exports.render_licence_text(snap, cfg.site.title, base_url))
@@ -501,7 +501,7 @@ def _render_excluded(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex) ->
 
 def _render_archived_downloads(w: SiteWriter, snap: Mapping[str, Any], attribution: str) -> None:
     day = _safe_day(snap.get("date"))
-    w.file(f"data/snapshots/{day}.json", exports.dump_json(snap))
+    w.file(f"data/snapshots/{day}.json", exports.dump_json(snap, compact=True))
     for b in _boards(snap):
         w.file(f"data/archive/{day}/{b['id']}.csv", exports.render_board_csv(b))
         w.file(f"data/archive/{day}/{b['id']}.json", exports.render_board_json(b, snap, attribution))

@@ -1,0 +1,249 @@
+"""Benchmark: the seed's Arena method against ``builder.pairwise`` on the same battles.
+
+    python tests/bench/bench_arena.py [--sizes 100000,1000000] [--with-3m] [--seed-rounds 2]
+
+Not a test (pytest does not collect ``bench_*.py``) and not timed in CI. It simulates
+battles among 150 models (Zipf popularity, 10% ties), writes each size to Parquet, and runs
+every method in a fresh Python process so the peak memory (``ru_maxrss``) is the whole
+process's:
+
+- seed: ``pandas.read_parquet`` (model names as Python strings), then FastChat's
+  ``compute_mle_elo`` as the seed has it (three pivot tables, a dense design matrix with two
+  rows per ordered pair, ``LogisticRegression(penalty=None, tol=1e-6)``); the bootstrap
+  resamples battles (``sample(frac=1, replace=True)``) and refits, timed on a few rounds
+  and extrapolated to 100;
+- ours: ``read_battles`` (integer codes), ``count_pairs`` + ``fit_bt`` (Newton on the pair
+  counts), ``bootstrap_bt`` with 100 and 1,000 multinomial rounds on all cores;
+- online Elo (k = 4): the numba loop against the plain Python loop over the same battles.
+
+Prints one table: seconds, ratios, peak memory and the largest rating difference between
+the two fits (the seed stops at tol 1e-6, which can leave it a few tenths of a point short
+of the maximum). ``--with-3m`` adds 3M battles (ours, plus the seed's fit alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+N_MODELS = 150
+
+
+def make_battles(n: int, path: Path, seed: int = 0) -> None:
+    """``n`` simulated battles among 150 models, written as Parquet with string columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.pairwise.battles import OUTCOMES
+    from builder.pairwise.simulate import random_skills, simulate_battles
+
+    sim = simulate_battles(random_skills(N_MODELS, seed=seed, spread=150.0), n, seed=seed + 1, tie_prob=0.1,
+                           zipf_exponent=1.0)
+    names = np.array(sim.models, dtype=object)
+    table = pa.table({
+        "model_a": pa.array(names[sim.model_a], pa.string()),
+        "model_b": pa.array(names[sim.model_b], pa.string()),
+        "winner": pa.array(np.array(OUTCOMES, dtype=object)[sim.outcome], pa.string()),
+        "tstamp": pa.array(sim.tstamp),
+        "anony": pa.array(sim.anony),
+    })
+    pq.write_table(table, path)
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
+
+
+# --------------------------------------------------------------------------- the seed's method
+
+
+def seed_compute_mle_elo(df, SCALE=400, BASE=10, INIT_RATING=1000):
+    """The seed's formulation (FastChat ``compute_mle_elo``), written out for the comparison."""
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    ptbl_a_win = pd.pivot_table(df[df["winner"] == "model_a"], index="model_a", columns="model_b",
+                                aggfunc="size", fill_value=0)
+    ties = df[df["winner"].isin(["tie", "tie (bothbad)"])]
+    ptbl_tie = pd.pivot_table(ties, index="model_a", columns="model_b", aggfunc="size", fill_value=0)
+    ptbl_tie = ptbl_tie + ptbl_tie.T
+    ptbl_b_win = pd.pivot_table(df[df["winner"] == "model_b"], index="model_a", columns="model_b",
+                                aggfunc="size", fill_value=0)
+    ptbl_win = ptbl_a_win * 2 + ptbl_b_win.T * 2 + ptbl_tie
+    models = pd.Series(np.arange(len(ptbl_win.index)), index=ptbl_win.index)
+    p = len(models)
+    X = np.zeros([p * (p - 1) * 2, p])
+    Y = np.zeros(p * (p - 1) * 2)
+    cur_row = 0
+    sample_weights = []
+    for m_a in ptbl_win.index:
+        for m_b in ptbl_win.columns:
+            if m_a == m_b:
+                continue
+            if math.isnan(ptbl_win.loc[m_a, m_b]) or math.isnan(ptbl_win.loc[m_b, m_a]):
+                continue
+            X[cur_row, models[m_a]] = +math.log(BASE)
+            X[cur_row, models[m_b]] = -math.log(BASE)
+            Y[cur_row] = 1.0
+            sample_weights.append(ptbl_win.loc[m_a, m_b])
+            X[cur_row + 1, models[m_a]] = math.log(BASE)
+            X[cur_row + 1, models[m_b]] = -math.log(BASE)
+            Y[cur_row + 1] = 0.0
+            sample_weights.append(ptbl_win.loc[m_b, m_a])
+            cur_row += 2
+    X = X[:cur_row]
+    Y = Y[:cur_row]
+    lr = LogisticRegression(fit_intercept=False, penalty=None, tol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lr.fit(X, Y, sample_weight=sample_weights)
+    elo_scores = SCALE * lr.coef_[0] + INIT_RATING
+    return pd.Series(elo_scores, index=models.index)
+
+
+def child_seed(path: str, rounds: int) -> dict:
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    df = pd.read_parquet(path)
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ratings = seed_compute_mle_elo(df)
+    fit = time.perf_counter() - t0
+    per_round = None
+    if rounds > 0:
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            seed_compute_mle_elo(df.sample(frac=1.0, replace=True))
+        per_round = (time.perf_counter() - t0) / rounds
+    return {"load": load, "fit": fit, "per_round": per_round, "ratings": ratings.to_dict(), "peak_mb": peak_mb()}
+
+
+# --------------------------------------------------------------------------- ours
+
+
+def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
+    from builder.pairwise.battles import OUTCOMES, read_battles
+    from builder.pairwise.bootstrap import bootstrap_bt
+    from builder.pairwise.bt import count_pairs, fit_bt
+    from builder.pairwise.elo import fit_online_elo, online_elo_python, run_elo_codes
+
+    run_elo_codes(("a", "b"), np.array([0]), np.array([1]), np.array([0]))  # load the compiled loop
+    t0 = time.perf_counter()
+    battles = read_battles(path)
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    counts = count_pairs(battles)
+    fit = fit_bt(counts)
+    t_fit = time.perf_counter() - t0
+    out = {"load": load, "fit": t_fit, "n_pairs": int(counts.i.size), "boot": {}}
+    for r in rounds:
+        t0 = time.perf_counter()
+        bootstrap_bt(counts, fit, r, seed=1)
+        out["boot"][str(r)] = time.perf_counter() - t0
+    out["peak_mb"] = peak_mb()
+    out["ratings"] = dict(zip(fit.models, fit.ratings.tolist()))
+    order = battles.chronological()
+    a, b, o = battles.model_a[order], battles.model_b[order], battles.outcome[order]
+    t0 = time.perf_counter()
+    run_elo_codes(battles.models, a, b, o)
+    out["elo_numba"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    fit_online_elo(battles)
+    out["elo_numba_with_sort"] = time.perf_counter() - t0
+    if elo_python:
+        names = battles.models
+        la, lb, lw = [names[k] for k in a.tolist()], [names[k] for k in b.tolist()], [OUTCOMES[k] for k in o.tolist()]
+        t0 = time.perf_counter()
+        online_elo_python(la, lb, lw)
+        out["elo_python"] = time.perf_counter() - t0
+    return out
+
+
+def run_child(*args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise SystemExit(res.stderr)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="100000,1000000")
+    ap.add_argument("--with-3m", action="store_true", help="also 3M battles (ours + the seed's fit alone)")
+    ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
+    ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        kind, path, *rest = args.child
+        if kind == "seed":
+            print(json.dumps(child_seed(path, int(rest[0]))))
+        else:
+            print(json.dumps(child_ours(path, [int(x) for x in rest[0].split(",") if x], rest[1] == "1")))
+        return
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.with_3m:
+        sizes.append(3_000_000)
+    print(f"{N_MODELS} models, Zipf popularity, 10% ties; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"battles_{n}.parquet"
+            make_battles(n, path)
+            big = n >= 3_000_000
+            seed = run_child("seed", str(path), "0" if big else str(args.seed_rounds))
+            ours = run_child("ours", str(path), "" if big else "100,1000", "0" if big else "1")
+            diff = max(abs(ours["ratings"][m] - seed["ratings"][m]) for m in seed["ratings"])
+            rows.append((n, seed, ours, diff))
+
+    def f(x, fmt="{:.2f}"):
+        return "-" if x is None else fmt.format(x)
+
+    print()
+    print(f"{'battles':>9} | {'method':<5} | {'load s':>7} | {'fit s':>7} | {'fit+100 s':>9} | {'fit+1000 s':>10} | "
+          f"{'peak MB':>7} | {'elo s':>7}")
+    print("-" * 88)
+    for n, seed, ours, diff in rows:
+        seed100 = None if seed["per_round"] is None else seed["fit"] + 100 * seed["per_round"]
+        seed1000 = None if seed["per_round"] is None else seed["fit"] + 1000 * seed["per_round"]
+        print(f"{n:>9} | {'seed':<5} | {f(seed['load']):>7} | {f(seed['fit']):>7} | {f(seed100, '~{:.0f}'):>9} | "
+              f"{f(seed1000, '~{:.0f}'):>10} | {f(seed['peak_mb'], '{:.0f}'):>7} | {f(ours.get('elo_python'), '{:.3f}'):>7}")
+        o100 = None if "100" not in ours["boot"] else ours["fit"] + ours["boot"]["100"]
+        o1000 = None if "1000" not in ours["boot"] else ours["fit"] + ours["boot"]["1000"]
+        print(f"{'':>9} | {'ours':<5} | {f(ours['load']):>7} | {f(ours['fit'], '{:.3f}'):>7} | {f(o100):>9} | "
+              f"{f(o1000):>10} | {f(ours['peak_mb'], '{:.0f}'):>7} | {f(ours['elo_numba'], '{:.4f}'):>7}")
+        ratio_fit = seed["fit"] / ours["fit"]
+        ratio100 = None if seed100 is None or o100 is None else seed100 / o100
+        elo_ratio = None if "elo_python" not in ours else ours["elo_python"] / ours["elo_numba"]
+        print(f"{'':>9} | ratio | {'':>7} | {ratio_fit:>6.0f}x | {f(ratio100, '{:.0f}x'):>9} | {'':>10} | "
+              f"{seed['peak_mb'] / ours['peak_mb']:>6.1f}x | {f(elo_ratio, '{:.0f}x'):>7}")
+        print(f"{'':>9} | max |rating difference| ours vs seed: {diff:.3f} points; pairs {ours['n_pairs']}")
+        if o1000 is not None:
+            verdict = "yes" if o1000 < seed["fit"] else "NO"
+            print(f"{'':>9} | ours fit + 1000 rounds ({o1000:.2f} s) faster than the seed's fit alone "
+                  f"({seed['fit']:.2f} s): {verdict}")
+        print("-" * 88)
+    print("elo s: seed row = plain Python loop over names; ours = numba loop over integer codes "
+          "(sorting by time excluded).")
+    print("seed fit+100 / fit+1000 are extrapolated from "
+          f"{args.seed_rounds} timed bootstrap rounds; peak MB = ru_maxrss of the whole process.")
+
+
+if __name__ == "__main__":
+    main()
