@@ -30,10 +30,15 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
+from scipy.sparse.csgraph import connected_components
 
 from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt
 
 _INF_SENTINEL = 1e12  # stands in for +-inf while interpolating quantiles
+# Newton step tolerance per round (log10-odds units). Newton converges quadratically, so
+# once a step this small has been applied the remaining error is of order 1e-10.
+_ROUND_TOL = 1e-5
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -131,7 +136,25 @@ class _Job:
     base: float
 
 
+def _one_blas_thread():
+    """A context that keeps BLAS/LAPACK to one thread: each round solves a small system, and
+    with a thread pool per worker process the pools spin against each other (10x slower on
+    2 cores). threadpoolctl is optional; without it the rounds still run, just unpinned."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _run_rounds(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndarray, int]:
+    with _one_blas_thread():
+        return _run_rounds_inner(job, seeds)
+
+
+def _run_rounds_inner(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndarray, int]:
     total = int(round(job.cells.sum()))
     pvals = job.cells / job.cells.sum()
     c = math.log(job.base)
@@ -151,6 +174,9 @@ def _run_rounds(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndar
         wi, wj, t = draw[0::3], draw[1::3], draw[2::3]
         ratings = np.full(job.n, np.nan)
         same = np.array_equal((wi + t) > 0, base_fwd) and np.array_equal((wj + t) > 0, base_bwd)
+        if not same:
+            # Lost edges matter only if a point-fit group is no longer strongly connected.
+            same = _groups_still_strong(job, groups, wi * inside, wj * inside, t * inside)
         if same:
             for g in groups:
                 _fit_group(job, g, wi, wj, t, start, c, ratings)
@@ -158,6 +184,22 @@ def _run_rounds(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndar
             degenerate += _fit_changed(job, wi * inside, wj * inside, t * inside, start, c, ratings)
         out[r] = ratings
     return out, degenerate
+
+
+def _groups_still_strong(job: _Job, groups: list[np.ndarray], wi, wj, t) -> bool:
+    fwd = (wi + t) > 0
+    bwd = (wj + t) > 0
+    src = np.concatenate([job.i[fwd], job.j[bwd]])
+    dst = np.concatenate([job.j[fwd], job.i[bwd]])
+    g = scipy.sparse.csr_matrix((np.ones(src.size), (src, dst)), shape=(job.n, job.n))
+    _, label = connected_components(g, directed=True, connection="strong")
+    for members in groups:
+        lab = label[members]
+        if not np.all(lab == lab[0]):
+            return False
+    # A group must also not have merged with another one (components never merge: a
+    # resample only loses edges), so equal labels within each group suffice.
+    return True
 
 
 def _fit_group(job: _Job, members: np.ndarray, wi, wj, t, start, c, ratings) -> None:
@@ -170,7 +212,7 @@ def _fit_group(job: _Job, members: np.ndarray, wi, wj, t, start, c, ratings) -> 
     li, lj = local[job.i], local[job.j]
     tot = wi + wj + t
     sel = (li >= 0) & (lj >= 0) & (tot > 0)
-    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members])
+    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members], tol=_ROUND_TOL)
     r = job.scale * beta
     ratings[members] = r - r.mean() + job.point[members].mean()
 

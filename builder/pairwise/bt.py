@@ -336,22 +336,27 @@ def newton_bt(
     total: np.ndarray,
     c: float,
     start: np.ndarray | None = None,
+    tol: float = _STEP_TOL,
 ) -> tuple[np.ndarray, int]:
     """Maximise sum s log p + (n - s) log(1 - p), p = sigmoid(c (b_i - b_j)); b[-1] fixed at 0.
 
-    Shapes: i, j, score, total (n_pairs,). Assumes the win graph is strongly connected
+    Shapes: i, j, score, total (n_pairs,). Stops when the largest step is below ``tol``
+    (log-base-odds units; rating = scale * b). Assumes the win graph is strongly connected
     (else the maximum is at infinity and the loop stops at ``_MAX_ITER``).
     """
     beta = np.zeros(m) if start is None else np.asarray(start, dtype=np.float64) - start[-1]
+    fail = total - score
+    diag = np.diag_indices(m)
 
-    def loglik(b: np.ndarray) -> float:
-        x = c * (b[i] - b[j])
-        # log sigmoid(x) = -logaddexp(0, -x), stable for large |x|
-        return float(-(score * np.logaddexp(0.0, -x) + (total - score) * np.logaddexp(0.0, x)).sum())
+    def loglik(x: np.ndarray) -> float:
+        # log sigmoid(x) = -logaddexp(0, -x) and log sigmoid(-x) = log sigmoid(x) - x: one
+        # stable logaddexp per pair.
+        ls = np.logaddexp(0.0, -x)
+        return float(-(score * ls + fail * (ls + x)).sum())
 
-    ll = loglik(beta)
+    x = c * (beta[i] - beta[j])
+    ll = loglik(x)
     for it in range(1, _MAX_ITER + 1):
-        x = c * (beta[i] - beta[j])
         p = 0.5 * (1.0 + np.tanh(0.5 * x))  # sigmoid without overflow
         resid = c * (score - total * p)
         grad = np.bincount(i, resid, m) - np.bincount(j, resid, m)
@@ -359,22 +364,23 @@ def newton_bt(
         h = np.zeros((m, m))
         h[i, j] = -w
         h[j, i] = -w
-        h[np.diag_indices(m)] = np.bincount(i, w, m) + np.bincount(j, w, m)
+        h[diag] = np.bincount(i, w, m) + np.bincount(j, w, m)
         # Negative Hessian of L is h (positive semi-definite); fix the last coordinate.
         try:
             step = scipy.linalg.solve(h[:-1, :-1], grad[:-1], assume_a="pos", check_finite=False)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
             step = np.linalg.lstsq(h[:-1, :-1], grad[:-1], rcond=None)[0]
         full = np.append(step, 0.0)
+        dx = c * (full[i] - full[j])
         t = 1.0
-        while True:
-            cand = beta + t * full
-            ll_new = loglik(cand)
+        while True:  # backtracking: the likelihood may not fall
+            x_new = x + t * dx
+            ll_new = loglik(x_new)
             if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-8:
                 break
             t *= 0.5
-        beta, ll = cand, ll_new
-        if np.max(np.abs(t * full)) < _STEP_TOL:
+        beta, x, ll = beta + t * full, x_new, ll_new
+        if np.max(np.abs(t * full)) < tol:
             return beta, it
     return beta, _MAX_ITER
 

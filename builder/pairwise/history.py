@@ -29,7 +29,7 @@ import numpy as np
 
 from builder.errors import UserError
 from builder.pairwise.battles import Battles
-from builder.pairwise.bootstrap import _mp_context, bootstrap_bt, point_ranks
+from builder.pairwise.bootstrap import _mp_context, _one_blas_thread, bootstrap_bt, point_ranks
 from builder.pairwise.bt import PairCounts, fit_bt, pair_cells
 from builder.pairwise.elo import run_elo_codes
 
@@ -166,6 +166,11 @@ class _SliceJob:
 
 
 def _fit_slice(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence):
+    with _one_blas_thread():
+        return _fit_slice_inner(job, flat, seed)
+
+
+def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence):
     c = flat.reshape(-1, 3)
     counts = PairCounts(job.models, job.i, job.j, c[:, 0].copy(), c[:, 1].copy(), c[:, 2].copy())
     fit = fit_bt(counts, scale=job.scale, base=job.base, init=job.init, on_unidentifiable="drop")
