@@ -266,7 +266,7 @@ def test_guards_choose_the_front_page(cfg, golden_snapshot, tmp_path, case):
 
 def test_local_guards_match_the_rules():
     snap = {"date": "2026-11-30", "boards": [{"id": "a", "rows": [{"rank": 1}]}]}
-    at = lambda s: datetime.fromisoformat(s)  # noqa: E731
+    at = lambda s: datetime.fromisoformat(s)
     assert local_check_guards(snap, at("2026-11-30T00:00:00+00:00")) == []
     assert local_check_guards(snap, at("2026-12-02T23:59:59+00:00")) == []
     assert "too old" in local_check_guards(snap, at("2026-12-03T00:00:00+00:00"))[0]

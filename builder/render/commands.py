@@ -145,7 +145,7 @@ def watch(paths: list[Path], rebuild: Callable[[], None], stop: threading.Event,
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature from the base class
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 

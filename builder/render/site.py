@@ -96,7 +96,7 @@ class SiteWriter:
     def page(self, rel: str, template: str, *, sitemap: bool = True, absolute: bool = False, **ctx: Any) -> None:
         """Render ``template`` to ``rel`` (``.../index.html``); ``absolute`` links from the base path."""
         root = self.base_path if absolute else "../" * rel.count("/")
-        here = rel[: -len("index.html")] if rel.endswith("index.html") else rel
+        here = rel.removesuffix("index.html")
         context = {**self.common, **ctx, "root": root, "home": root or "./", "here": here}
         context["canonical"] = self.common["base_url"] + here if sitemap else None
         self.file(rel, self.env.get_template(template).render(context))

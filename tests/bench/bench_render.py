@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from builder.config import load_config  # noqa: E402
-from builder.render.site import render_site  # noqa: E402
-from fixtures.make_snapshot import make_snapshot  # noqa: E402
+from builder.config import load_config
+from builder.render.site import render_site
+from fixtures.make_snapshot import make_snapshot
 
 LIMIT = 12.0
 
