@@ -112,10 +112,13 @@ def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings
 def _register_groups() -> None:
     """Sub-command groups that live beside their stage."""
     from builder.evals.commands import evals
+    from builder.render.commands import render_cmd, serve_cmd
     from builder.scoring.commands import explain, score
 
     main.add_command(score)
     main.add_command(explain)
+    main.add_command(render_cmd)
+    main.add_command(serve_cmd)
     main.add_command(evals)
 
 
