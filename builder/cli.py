@@ -109,6 +109,23 @@ def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings
         click.echo(report.timings.format())
 
 
+@main.command()
+@click.argument("site_dir", required=False, type=click.Path(file_okay=False), default=None)
+def verify(site_dir: str | None) -> None:
+    """Rebuild every published number of a built site from its evidence downloads.
+
+    Runs the site's own data/recompute.py (standard library only) and prints what it
+    reproduced. Exit code 1 when anything did not rebuild. SITE_DIR defaults to site/.
+    """
+    from builder.errors import CheckFailed
+    from builder.evidence.verify import verify_site
+
+    result = verify_site(Path(site_dir or "site"))
+    click.echo(result.output.rstrip())
+    if not result.ok:
+        raise CheckFailed("some published numbers did not rebuild (see MISS lines)")
+
+
 def _register_groups() -> None:
     """Sub-command groups that live beside their stage."""
     from builder.evals.commands import evals

@@ -206,7 +206,9 @@ def build(
         history = [load_snapshot(p) for p in list_snapshots(snaps) if p != path]
 
         def _render(tmp: Path) -> list[str]:
-            return render_site(current, history, cfg, base, tmp, now=now, base_url=base_url)
+            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url)
+            verify_or_fail(tmp)
+            return warnings
 
         warnings = write_site_atomically(out, _render)
     failed = [s for s in statuses if not s.ok]
@@ -215,6 +217,22 @@ def build(
     if strict and warnings:
         raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
     return report
+
+
+def verify_or_fail(site_dir: Path) -> None:
+    """Run the site's own recompute.py on its export; raise CheckFailed naming the misses.
+
+    ``build`` calls this on the new output before swapping it in, so a site whose numbers
+    do not rebuild is never published (the previous site stays).
+    """
+    from builder.evidence.verify import verify_site
+
+    if not (Path(site_dir) / "data" / "recompute.py").is_file():
+        return  # no snapshot rendered (fallback site): nothing to recompute
+    result = verify_site(site_dir)
+    if not result.ok:
+        misses = [line for line in result.output.splitlines() if line.startswith(("MISS", "recompute.py"))]
+        raise CheckFailed("the new site's numbers do not rebuild: " + "; ".join(misses[:5]))
 
 
 def today(now: datetime | None = None) -> date:

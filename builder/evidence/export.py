@@ -193,25 +193,28 @@ def render_notebook(script: str) -> str:
     return json.dumps(nb, indent=1) + "\n"
 
 
+def compute_evidence_files(snapshot: Mapping[str, Any], site_url: str) -> dict[str, str]:
+    """File name (under ``data/``) -> text of every evidence download."""
+    files: dict[str, str] = {}
+    files["boards-evidence.json"] = json.dumps(compute_boards_evidence(snapshot, site_url), indent=1, ensure_ascii=False) + "\n"
+    if snapshot.get("index"):
+        ev = compute_index_evidence(snapshot, site_url)
+        files["evidence.json"] = json.dumps(ev, indent=1, ensure_ascii=False) + "\n"
+        files["index-current.csv"] = render_index_csv(ev, "current")
+        files["index-all-versions.csv"] = render_index_csv(ev, "allVersions")
+    script = RECOMPUTE.read_text(encoding="utf-8")
+    files["recompute.py"] = script
+    files["recompute.ipynb"] = render_notebook(script)
+    files["README.md"] = render_readme(snapshot, site_url)
+    return files
+
+
 def write_evidence(snapshot: Mapping[str, Any], data_dir: Path, site_url: str) -> list[Path]:
     """Write the evidence export into ``data_dir`` (normally ``site/data``)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     written = []
-
-    def put(name: str, text: str) -> None:
+    for name, text in compute_evidence_files(snapshot, site_url).items():
         path = data_dir / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
-
-    boards = compute_boards_evidence(snapshot, site_url)
-    put("boards-evidence.json", json.dumps(boards, indent=1, ensure_ascii=False) + "\n")
-    if snapshot.get("index"):
-        ev = compute_index_evidence(snapshot, site_url)
-        put("evidence.json", json.dumps(ev, indent=1, ensure_ascii=False) + "\n")
-        put("index-current.csv", render_index_csv(ev, "current"))
-        put("index-all-versions.csv", render_index_csv(ev, "allVersions"))
-    script = RECOMPUTE.read_text(encoding="utf-8")
-    put("recompute.py", script)
-    put("recompute.ipynb", render_notebook(script))
-    put("README.md", render_readme(snapshot, site_url))
     return written

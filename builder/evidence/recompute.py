@@ -146,7 +146,7 @@ def recompute_index(ev: dict, tally: Tally) -> None:
 
 
 def close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 def fit_calibration(pairs: list[tuple[float, float]]) -> tuple[float, float, float, float]:

@@ -169,6 +169,9 @@ def render_site(
         warnings.append("content/index.md is missing: the fallback front page is empty")
 
     demo = bool(snap.get("demo")) if snap else cfg.demo
+    from builder.render.sections import load_sections
+
+    load_sections()
     sections = [s for s in SECTIONS if s.is_available(snap, earlier)]
     has_snap = snap is not None
     nav = _nav(has_snap, bool(earlier) or has_snap, content, sections)
@@ -190,6 +193,7 @@ def render_site(
         "repository": safe_url(cfg.site.repository),
         "section": "",
         "citation": _citation(cfg, snap, base_url),
+        "history": earlier,
     }
     w = SiteWriter(out, env, common, base_path)
 

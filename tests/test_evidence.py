@@ -1,0 +1,130 @@
+"""The evidence export: recompute.py rebuilds every number of the bundled build with the
+standard library alone, names every miss, and the build refuses to publish a miss."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from builder.config import load_config
+from builder.errors import CheckFailed
+from builder.pipeline import build
+
+ROOT = Path(__file__).resolve().parents[1]
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+
+
+def _cfg(tmp: Path):
+    cfg, base = load_config(ROOT / "site.yml")
+    cfg = cfg.model_copy(update={"fetch": cfg.fetch.model_copy(update={"store": str(tmp / "store")})})
+    return cfg, base
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("evidence")
+    cfg, base = _cfg(tmp)
+    build(cfg, base, out=tmp / "site", now=NOW, snapshots_dir=tmp / "snapshots")
+    return tmp / "site"
+
+
+def _recompute(data_dir: Path) -> subprocess.CompletedProcess:
+    # -I -S: isolated, no site-packages: proves the script needs only the standard library.
+    return subprocess.run([sys.executable, "-I", "-S", str(data_dir / "recompute.py"), str(data_dir)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_bundled_build_rebuilds_everything(built):
+    proc = _recompute(built / "data")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "everything rebuilt" in proc.stdout
+    counts = {line.split("  ")[0].strip(): line for line in proc.stdout.splitlines() if "reproduced" in line}
+    for kind in ("index score", "index family score", "index fused score", "index board order",
+                 "board calibration", "board calibrated value", "board R", "board rank", "board order"):
+        assert kind in counts, kind
+        ok, total = [int(x) for x in counts[kind].split("reproduced")[0].split()[-3::2]]
+        assert ok == total > 0, counts[kind]
+
+
+def _copy(built: Path, tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(built / "data", data)
+    return data
+
+
+def test_an_edited_index_score_is_reported(built, tmp_path):
+    data = _copy(built, tmp_path)
+    ev = json.loads((data / "evidence.json").read_text())
+    victim = next(m for m in ev["models"] if m["basis"] == "measured")
+    victim["score"] = round(victim["score"] + 0.5, 1)
+    (data / "evidence.json").write_text(json.dumps(ev))
+    proc = _recompute(data)
+    assert proc.returncode == 1
+    assert f"MISS index score: {victim['identityKey']}" in proc.stdout
+
+
+def test_an_edited_board_r_is_reported(built, tmp_path):
+    data = _copy(built, tmp_path)
+    be = json.loads((data / "boards-evidence.json").read_text())
+    row = be["boards"][0]["rows"][3]
+    row["r"] += 1e-6  # well above float noise, far below any displayed digit
+    (data / "boards-evidence.json").write_text(json.dumps(be))
+    proc = _recompute(data)
+    assert proc.returncode == 1
+    assert f"MISS board R: {be['boards'][0]['id']} {row['identity']}" in proc.stdout
+
+
+def test_a_swapped_board_position_is_reported(built, tmp_path):
+    data = _copy(built, tmp_path)
+    be = json.loads((data / "boards-evidence.json").read_text())
+    rows = be["boards"][0]["rows"]
+    rows[0], rows[1] = rows[1], rows[0]
+    (data / "boards-evidence.json").write_text(json.dumps(be))
+    proc = _recompute(data)
+    assert proc.returncode == 1
+    assert "MISS board order" in proc.stdout and rows[0]["identity"] in proc.stdout
+
+
+def test_notebook_holds_the_same_code(built):
+    nb = json.loads((built / "data" / "recompute.ipynb").read_text())
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    script = (built / "data" / "recompute.py").read_text()
+    assert "def recompute_index" in code and "def recompute_boards" in code
+    for line in ("def fit_calibration", "def family_scores", "BASIS_ORDER = "):
+        assert line in code and line in script
+
+
+def test_pages_exist_and_link_downloads(built):
+    index = (built / "capability-index" / "index.html").read_text()
+    assert "Current versions" in index and "All versions" in index
+    assert 'href="../data/index-current.csv"' in index
+    evidence = (built / "evidence" / "index.html").read_text()
+    assert "recompute.py" in evidence and "step by step" in evidence
+
+
+def test_build_refuses_to_publish_numbers_that_do_not_rebuild(tmp_path, monkeypatch):
+    cfg, base = _cfg(tmp_path)
+    out = tmp_path / "site"
+    build(cfg, base, out=out, now=NOW, snapshots_dir=tmp_path / "snapshots")
+    before = (out / "data" / "boards-evidence.json").read_bytes()
+
+    from builder.evidence import export
+
+    real = export.compute_boards_evidence
+
+    def corrupt(snapshot, site_url):
+        be = real(snapshot, site_url)
+        be["boards"][0]["rows"][0]["r"] += 0.5
+        return be
+
+    monkeypatch.setattr(export, "compute_boards_evidence", corrupt)
+    with pytest.raises(CheckFailed, match="do not rebuild"):
+        build(cfg, base, out=out, now=NOW, snapshots_dir=tmp_path / "snapshots")
+    assert (out / "data" / "boards-evidence.json").read_bytes() == before  # previous site kept
+    assert not list(tmp_path.glob(".site.new-*"))
