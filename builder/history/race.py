@@ -16,8 +16,8 @@ Downloads written into the site::
 
     data/race/boards.json  {"kind": "boards", "colours": {identity: "#rrggbb"},
                             "boards": [{"id", "title", "unit", "frames": [FRAME, ...]}]}
-    data/race/arena.json   {"kind": "arena", "colours": {...}, "id": "arena", "title", "unit",
-                            "frames": [FRAME, ...]}
+    data/race/arena.json   {"kind": "arena", "id": "arena", "title", "unit",
+                            "frames": [FRAME, ...], "colours": {key: "#rrggbb"}}
 
     FRAME = {"date": "YYYY-MM-DD", "method_id"?, "n_battles"?,
              "models": [{"identity", "name", "value", "rank", "score", "partial",
@@ -161,25 +161,45 @@ def compute_arena_frames(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
 
     ``value`` = Bradley-Terry rating (Arena scale), ``rank`` = the slice's rank, ``score`` =
     ``round(value)`` (half to even), ``lower``/``upper`` when the slice has intervals,
-    ``n_battles`` per frame. Battle spellings map to board identities through the snapshot's
-    ``models`` spellings (so a model has the same colour here as on the boards); an unknown
-    spelling is its own identity. No Arena section or no history: no frames.
+    ``n_battles`` per frame. The Arena rates spellings: a spelling that is the only Arena
+    spelling of a board identity (through the snapshot's ``models`` spellings) takes that
+    identity and display name, so it keys and colours the same as on the boards; spellings
+    that share an identity (effort variants) or match none stay their own key and name, with
+    the shared identity's colour. No Arena section or no history: no frames.
     """
     arena = (snapshot or {}).get("arena")
     history = arena.get("history") if isinstance(arena, Mapping) else None
     index = _spelling_index(snapshot or {})
+    slices = [sl for sl in history or [] if isinstance(sl, Mapping) and _iso_day(sl.get("date")) is not None]
+
+    def usable(m: Any) -> bool:
+        return (isinstance(m, Mapping) and isinstance(m.get("model"), str) and _finite(m.get("rating"))
+                and isinstance(m.get("rank"), int) and not isinstance(m.get("rank"), bool))
+
+    spellings = sorted({m["model"] for sl in slices for m in sl.get("models") or [] if usable(m)})
+    folded = {sp: index.get(sp) or index.get(sp.casefold()) for sp in spellings}
+    per_identity: dict[str, int] = {}
+    for hit in folded.values():
+        if hit is not None:
+            per_identity[hit[0]] = per_identity.get(hit[0], 0) + 1
+    key: dict[str, tuple[str, str]] = {}  # spelling -> (race key, display name)
+    colours: dict[str, str] = {}
+    for sp, hit in folded.items():
+        if hit is not None and per_identity[hit[0]] == 1:
+            key[sp] = hit
+        else:
+            key[sp] = (sp, sp)
+        colours[key[sp][0]] = colour_of(hit[0] if hit is not None else sp)
+
     frames: list[dict[str, Any]] = []
-    for sl in history or []:
-        if not isinstance(sl, Mapping) or _iso_day(sl.get("date")) is None:
-            continue
+    for sl in slices:
         entries = []
         for m in sl.get("models") or []:
-            model, rating, rank = m.get("model"), m.get("rating"), m.get("rank")
-            if not isinstance(model, str) or not _finite(rating) or not isinstance(rank, int) or isinstance(rank, bool):
+            if not usable(m):
                 continue
-            ident, name = index.get(model) or index.get(model.casefold()) or (model, model)
-            entry: dict[str, Any] = {"identity": ident, "name": name, "value": float(rating), "rank": rank,
-                                     "score": round(float(rating)), "partial": False}
+            ident, name = key[m["model"]]
+            entry: dict[str, Any] = {"identity": ident, "name": name, "value": float(m["rating"]),
+                                     "rank": m["rank"], "score": round(float(m["rating"])), "partial": False}
             if _finite(m.get("lower")) and _finite(m.get("upper")):
                 entry["lower"], entry["upper"] = float(m["lower"]), float(m["upper"])
             entries.append(entry)
@@ -188,7 +208,7 @@ def compute_arena_frames(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
             frame["n_battles"] = sl["n_battles"]
         frames.append(frame)
     frames.sort(key=lambda f: f["date"])
-    return {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT, "frames": frames}
+    return {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT, "frames": frames, "colours": colours}
 
 
 def board_ids(snapshots: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -222,7 +242,7 @@ def compute_race_data(
     boards = [compute_board_frames(pool, bid) for bid in board_ids(pool)]
     arena = compute_arena_frames(current)
     boards_doc = {"kind": "boards", "colours": _colours(*boards), "boards": boards}
-    arena_doc = {"kind": "arena", "colours": _colours(arena), **arena}
+    arena_doc = {"kind": "arena", **arena}
     return boards_doc, arena_doc
 
 
@@ -305,7 +325,7 @@ def render_race_page(
            description="How the boards' rankings changed, snapshot by snapshot, as an animated bar-chart race.",
            choices=choices, default=first, frame=frame, has_d3=d3 is not None,
            boards_json=BOARDS_JSON, arena_json=ARENA_JSON, d3_path=D3_SITE_PATH,
-           backfilled=(demo_from[0], demo_from[-1]) if demo_from else None, colours=boards_doc["colours"])
+           backfilled=(demo_from[0], demo_from[-1]) if demo_from else None)
 
 
 __all__ = [
