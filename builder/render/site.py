@@ -619,6 +619,12 @@ def _render_methodology(w: SiteWriter, cfg: SiteConfig, page: ContentPage | None
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
         "worked-example": env.get_template("_worked_example.html").render(slot_ctx),
     }
+    if snap and snap.get("index"):
+        from builder.evidence.pages import compute_estimate_accuracy
+
+        slots["capability-index"] = env.get_template("_index_method.html").render(
+            {**slot_ctx, "index": snap["index"], "s": snap["index"]["settings"],
+             "accuracy": compute_estimate_accuracy([*w.common.get("history", []), snap])})
     w.page("methodology/index.html", "page.html", title=page.title if page else "Methodology",
            section="methodology", description="How the boards are scored, with a worked example.",
            body=fill_slots(_md(page, "../"), slots, append_missing=True))
