@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from datetime import date, timedelta
 from pathlib import Path
@@ -177,7 +178,7 @@ def _order(board: dict) -> list[str]:
 
 def test_backfill_writes_eight_dated_snapshots_scored_by_the_real_method(history, demo_cfg):
     cfg, _ = demo_cfg
-    folder, written, snaps = history
+    _, written, snaps = history
     assert [a for _, a in written] == ["written"] * 8
     assert [s["date"] for s in snaps] == [(START + timedelta(days=7 * k)).isoformat() for k in range(8)]
     for s in snaps:
@@ -193,7 +194,7 @@ def test_backfill_writes_eight_dated_snapshots_scored_by_the_real_method(history
 def test_backfill_has_rank_swaps_and_movement_labels(history):
     _, _, snaps = history
     swaps = 0
-    for a, b in zip(snaps, snaps[1:]):
+    for a, b in itertools.pairwise(snaps):
         for ba, bb in zip(a["boards"], b["boards"]):
             ra = {r["identity"]: r["r"] for r in ba["rows"]}
             rb = {r["identity"]: r["r"] for r in bb["rows"]}
@@ -276,7 +277,7 @@ def _cli(args: list[str], config: Path) -> object:
 
 
 def test_backfill_refuses_to_overwrite(history, demo_cfg, tmp_path):
-    folder, _, snaps = history
+    folder, _, _ = history
     before = {p.name: p.read_bytes() for p in list_snapshots(folder)}
     res = _cli(["backfill", "--demo", "--start", START.isoformat(), "--end", END.isoformat(),
                 "--snapshots-dir", str(folder)], ROOT / "site.yml")

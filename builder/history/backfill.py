@@ -42,14 +42,23 @@ import hashlib
 import logging
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from builder.config import SiteConfig
 from builder.errors import UserError
-from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
+from builder.records import (
+    BuildCheck,
+    FetchStatus,
+    ModelInfo,
+    Observation,
+    ParseResult,
+    Payload,
+    Price,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +66,7 @@ DRIFT_POINTS = 40.0
 "Largest LMArena drift, Arena points (demo only)."
 DRIFT_DAYS = 70
 "Days before the LMArena file's date over which the drift fades to zero (demo only)."
-BUILD_TIME = time(12, 45, tzinfo=timezone.utc)
+BUILD_TIME = time(12, 45, tzinfo=UTC)
 "Each backfilled day is built at the 12:45 UTC refresh."
 BACKFILL_COMMAND = "modelboards backfill --demo"
 
@@ -99,7 +108,7 @@ def _name_date(name: str) -> date | None:
 
 def drift_unit(feed: str, spelling: str) -> float:
     """u in [-1, 1): ``2 * int(sha256(feed|spelling)[:8], 16) / 2**32 - 1`` (deterministic)."""
-    digest = hashlib.sha256(f"{feed}|{spelling}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{feed}|{spelling}".encode()).hexdigest()
     return 2.0 * int(digest[:8], 16) / 2**32 - 1.0
 
 
@@ -164,7 +173,7 @@ def read_demo_sources(cfg: SiteConfig, base: Path) -> dict[str, DemoSource]:
                 releases = _livebench_releases(payload, source)
             else:
                 r = parse_payload(payload, source)
-                day = r.published or source.date or payload.fetched_at.astimezone(timezone.utc).date()
+                day = r.published or source.date or payload.fetched_at.astimezone(UTC).date()
                 releases = ((day, r),)
         except PayloadError as exc:
             raise UserError(f"{payload.origin}: bundled payload of {source.name} does not parse: {exc}") from None
@@ -269,7 +278,12 @@ def compute_arena_variant(
     """
     from builder.identity import identity_of
     from builder.pairwise.arena import compute_arena_section
-    from builder.pairwise.battles import OUTCOMES, BattleFilters, read_battles, write_battles_jsonl
+    from builder.pairwise.battles import (
+        OUTCOMES,
+        BattleFilters,
+        read_battles,
+        write_battles_jsonl,
+    )
 
     battles = read_battles(battles_path, BattleFilters(anony_only=cfg.arena.anony_only, max_date=day))
     ok_model = [_released(identity_of(m, cfg.folding, cfg.aliases), releases, day) for m in battles.models]
@@ -369,7 +383,18 @@ def write_demo_history(
 
 
 __all__ = [
-    "DRIFT_POINTS", "DRIFT_DAYS", "compute_backfill_dates", "build_time_of", "drift_unit", "drift_weight",
-    "drift_observation", "DemoSource", "read_demo_sources", "compute_release_dates", "compute_variant",
-    "compute_arena_variant", "compute_day_snapshot", "write_demo_history",
+    "DRIFT_DAYS",
+    "DRIFT_POINTS",
+    "DemoSource",
+    "build_time_of",
+    "compute_arena_variant",
+    "compute_backfill_dates",
+    "compute_day_snapshot",
+    "compute_release_dates",
+    "compute_variant",
+    "drift_observation",
+    "drift_unit",
+    "drift_weight",
+    "read_demo_sources",
+    "write_demo_history",
 ]

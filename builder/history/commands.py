@@ -5,7 +5,7 @@ Register it on the CLI group with ``main.add_command(backfill)``.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import click
 
@@ -56,7 +56,7 @@ def backfill(obj: Context, demo: bool | None, start: str | None, end: str | None
     from builder.history.backfill import compute_backfill_dates, write_demo_history
     from builder.pipeline import snapshots_path
 
-    last = _parse_day("--end", end) or (datetime.now(timezone.utc).date() - timedelta(days=1))
+    last = _parse_day("--end", end) or (datetime.now(UTC).date() - timedelta(days=1))
     first = _parse_day("--start", start) or last - timedelta(days=DEFAULT_COUNT * max(every, 1))
     days = compute_backfill_dates(first, last, every)
     folder = snapshots_path(cfg, base, snapshots_dir)

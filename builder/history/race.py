@@ -35,9 +35,10 @@ import json
 import logging
 import math
 import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the renderer imports this module; keep the import one-way at run time
     from builder.render.site import SiteWriter
@@ -294,7 +295,7 @@ def copy_d3(out_site_dir: Path, base: Path | None = None) -> Path | None:
 
 
 def render_race_page(
-    w: "SiteWriter",
+    w: SiteWriter,
     snapshot: Mapping[str, Any] | None,
     history: Sequence[Mapping[str, Any]],
     *,
@@ -328,7 +329,30 @@ def render_race_page(
            backfilled=(demo_from[0], demo_from[-1]) if demo_from else None)
 
 
+def register() -> None:
+    """Add the race to the site's sections (``builder.render.sections`` calls this once)."""
+    from builder.render.site import Section, register_section
+
+    register_section(Section("race", "Race", "race/", _render_section,
+                             available=lambda snap, history: bool(snap or history)))
+
+
+def _render_section(w: SiteWriter) -> None:
+    # the writer's common context carries the current snapshot and the earlier ones
+    render_race_page(w, w.common.get("snap"), w.common.get("history") or [])
+
+
 __all__ = [
-    "PALETTE", "colour_of", "order_snapshots", "compute_board_frames", "compute_arena_frames", "board_ids",
-    "compute_race_data", "write_race_data", "find_d3", "copy_d3", "render_race_page",
+    "PALETTE",
+    "board_ids",
+    "colour_of",
+    "compute_arena_frames",
+    "compute_board_frames",
+    "compute_race_data",
+    "copy_d3",
+    "find_d3",
+    "order_snapshots",
+    "register",
+    "render_race_page",
+    "write_race_data",
 ]
