@@ -15,6 +15,8 @@ def load_sections() -> None:
     if _LOADED:
         return
     from builder.evidence import pages as evidence_pages
+    from builder.history import race
 
     evidence_pages.register()
+    race.register()
     _LOADED = True
