@@ -128,6 +128,15 @@ class Battles:
     def __len__(self) -> int:
         return int(self.model_a.shape[0])
 
+    def in_time_order(self) -> bool:
+        """True when file order is already chronological (rows without a time last)."""
+        if self.tstamp is None:
+            return True
+        t = self.tstamp
+        finite = np.isfinite(t)
+        n_finite = int(finite.sum())
+        return bool(finite[:n_finite].all() and np.all(t[1:n_finite] >= t[: n_finite - 1]))
+
     def chronological(self) -> np.ndarray:
         """Row order by timestamp (stable: file order breaks ties and orders rows without one)."""
         if self.tstamp is None:
@@ -402,11 +411,14 @@ def _iter_csv(path: Path, filters: BattleFilters) -> Iterator[dict[str, pa.Array
 def _iter_parquet(path: Path, filters: BattleFilters) -> Iterator[dict[str, pa.Array]]:
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
-    present = set(pf.schema_arrow.names)
+    present = set(pq.read_schema(path).names)
     _check_columns(path, present, filters, "schema")
     cols = [c for c in _wanted(filters) if c in present]
-    for batch in pf.iter_batches(batch_size=_CHUNK_ROWS * 4, columns=cols):
+    # Names come back as dictionary arrays (Parquet stores them so): no per-row strings are
+    # ever built. Unbuffered reads keep one page, not a whole row group, in memory.
+    names = [c for c in ("model_a", "model_b", "winner", "language") if c in cols]
+    pf = pq.ParquetFile(path, read_dictionary=names, pre_buffer=False, buffer_size=1 << 20)
+    for batch in pf.iter_batches(batch_size=_CHUNK_ROWS, columns=cols, use_threads=False):
         out = {c: batch.column(c) for c in cols}
         if "dedup_tag" in out and pa.types.is_struct(out["dedup_tag"].type):
             out["dedup_tag"] = pc.fill_null(pc.struct_field(out["dedup_tag"], "sampled"), False)
@@ -423,7 +435,7 @@ class _Encoder:
         self.source = source
         self.filters = filters
         self.index: dict[str, int] = {}
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "o": [], "t": []}
         self.rows_read = 0
         self.bad = dict.fromkeys(BAD_KINDS, 0)
         self.removed: dict[str, int] = {}
@@ -510,36 +522,46 @@ class _Encoder:
 
         if t is None:
             t = np.full(n, np.nan)
-        self.parts.append((a[keep], b[keep], outcome[keep], t[keep]))
+        for key, col in (("a", a), ("b", b), ("o", outcome), ("t", t)):
+            self.parts[key].append(col[keep])
 
     def _drop(self, keep: np.ndarray, remove: np.ndarray, name: str) -> None:
         hit = keep & remove
         self.removed[name] += int(hit.sum())
         keep &= ~hit
 
+    def _column(self, key: str, dtype) -> np.ndarray:
+        # One column at a time, dropping its parts: the peak is the data plus one column.
+        parts = self.parts[key]
+        col = np.concatenate(parts) if parts else np.empty(0, dtype)
+        parts.clear()
+        return col
+
     def finish(self, has_tstamp: bool, path: Path | None = None) -> Battles:
-        a = np.concatenate([p[0] for p in self.parts]) if self.parts else np.empty(0, np.int32)
-        b = np.concatenate([p[1] for p in self.parts]) if self.parts else np.empty(0, np.int32)
-        o = np.concatenate([p[2] for p in self.parts]) if self.parts else np.empty(0, np.int8)
-        t = np.concatenate([p[3] for p in self.parts]) if self.parts else np.empty(0)
-        self.parts = []
+        a = self._column("a", np.int32)
+        b = self._column("b", np.int32)
+        o = self._column("o", np.int8)
+        t = self._column("t", np.float64)
         report = BattleReport(self.source, self.rows_read, dict(self.bad), dict(self.removed), int(a.shape[0]))
         if a.shape[0] == 0:
             where = path if path is not None else self.source
             why = ", ".join(f"{k} {v}" for k, v in {**self.bad, **self.removed}.items() if v)
             raise UserError(f"{where}: no battles left of {self.rows_read} rows ({why or 'none valid'})")
-        # Models that only appeared in dropped rows are left out of the table.
-        used = np.zeros(len(self.index), dtype=bool)
+        names = sorted(self.index, key=self.index.__getitem__)
+        used = np.zeros(len(names), dtype=bool)
         used[a] = True
         used[b] = True
-        names = np.array(sorted(self.index, key=self.index.__getitem__), dtype=object)
-        remap = np.full(len(self.index), -1, dtype=np.int32)
-        order = np.flatnonzero(used)
-        remap[order] = np.arange(order.size, dtype=np.int32)
+        if not used.all():
+            # Models that only appeared in dropped rows are left out of the table.
+            remap = np.full(len(names), -1, dtype=np.int32)
+            order = np.flatnonzero(used)
+            remap[order] = np.arange(order.size, dtype=np.int32)
+            a, b = remap[a], remap[b]
+            names = [names[k] for k in order]
         return Battles(
-            models=tuple(str(m) for m in names[order]),
-            model_a=remap[a],
-            model_b=remap[b],
+            models=tuple(names),
+            model_a=a,
+            model_b=b,
             outcome=o,
             tstamp=t if has_tstamp else None,
             report=report,

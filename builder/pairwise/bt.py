@@ -90,16 +90,29 @@ class PairCounts:
         return PairCounts(self.models, self.i, self.j, wins_i, wins_j, ties)
 
 
+_COUNT_CHUNK = 1 << 20  # battles per bincount pass: bounds the int64 temporaries to ~40 MB
+_DENSE_CELLS = 1 << 22  # up to this many (pair, outcome) cells (about 1,180 models) count densely
+
+
 def count_pairs(battles: Battles, rows: np.ndarray | None = None) -> PairCounts:
     """Aggregate battles (optionally only ``rows``) into ``PairCounts`` over ``battles.models``."""
     a, b, o = battles.model_a, battles.model_b, battles.outcome
     if rows is not None:
         a, b, o = a[rows], b[rows], o[rows]
     n = len(battles.models)
-    keys, cell = pair_cells(a, b, o, n)
-    uniq, inv = np.unique(keys, return_inverse=True)
-    flat = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
-    return PairCounts(battles.models, uniq // n, uniq % n, flat[:, 0], flat[:, 1], flat[:, 2])
+    if n * n * 3 <= _DENSE_CELLS:
+        flat = np.zeros(n * n * 3)
+        for s in range(0, a.shape[0], _COUNT_CHUNK):
+            keys, cell = pair_cells(a[s : s + _COUNT_CHUNK], b[s : s + _COUNT_CHUNK], o[s : s + _COUNT_CHUNK], n)
+            flat += np.bincount(keys * 3 + cell, minlength=n * n * 3)
+        flat = flat.reshape(n * n, 3)
+        uniq = np.flatnonzero(flat.sum(axis=1))
+        flat = flat[uniq]
+    else:
+        keys, cell = pair_cells(a, b, o, n)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        flat = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
+    return PairCounts(battles.models, uniq // n, uniq % n, flat[:, 0].copy(), flat[:, 1].copy(), flat[:, 2].copy())
 
 
 def pair_cells(a: np.ndarray, b: np.ndarray, o: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

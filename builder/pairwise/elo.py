@@ -49,6 +49,8 @@ def _elo_loop(a, b, outcome, n_models, k, init, c, marks):  # pragma: no cover -
     wins = np.zeros(n_models, dtype=np.int64)
     ties = np.zeros(n_models, dtype=np.int64)
     snaps = np.empty((marks.shape[0], n_models))
+    # Score of side A per outcome code; branch-free because outcomes are unpredictable.
+    score = np.array([1.0, 0.0, 0.5, 0.5])
     m = 0
     n = a.shape[0]
     for t in range(n + 1):
@@ -64,19 +66,13 @@ def _elo_loop(a, b, outcome, n_models, k, init, c, marks):  # pragma: no cover -
         rb = ratings[j]
         ea = 1.0 / (1.0 + math.exp(c * (rb - ra)))
         eb = 1.0 - ea
-        if o == 0:
-            sa = 1.0
-            sb = 0.0
-            wins[i] += 1
-        elif o == 1:
-            sa = 0.0
-            sb = 1.0
-            wins[j] += 1
-        else:
-            sa = 0.5
-            sb = 0.5
-            ties[i] += 1
-            ties[j] += 1
+        sa = score[o]
+        sb = 1.0 - sa
+        wins[i] += o == 0
+        wins[j] += o == 1
+        tie = o >= 2
+        ties[i] += tie
+        ties[j] += tie
         ratings[i] = ra + k * (sa - ea)
         ratings[j] = rb + k * (sb - eb)
         matches[i] += 1
@@ -99,12 +95,15 @@ def fit_online_elo(
     ``marks``: increasing battle counts (in processing order) after which to record the
     ratings, e.g. the ends of history slices.
     """
-    order = battles.chronological() if chronological else np.arange(len(battles))
+    a, b, o = battles.model_a, battles.model_b, battles.outcome
+    if chronological and not battles.in_time_order():  # dumps usually are: no copies then
+        order = battles.chronological()
+        a, b, o = a[order], b[order], o[order]
     return run_elo_codes(
         battles.models,
-        battles.model_a[order],
-        battles.model_b[order],
-        battles.outcome[order],
+        a,
+        b,
+        o,
         k=k,
         init=init,
         scale=scale,
@@ -127,10 +126,11 @@ def run_elo_codes(
 ) -> EloResult:
     """Online Elo over code arrays already in processing order, shape (n_battles,)."""
     mk = np.zeros(0, dtype=np.int64) if marks is None else np.asarray(marks, dtype=np.int64)
+    # int32 codes and int8 outcomes as loaded: no int64 copies of millions of battles.
     r, m, w, t, snaps = _elo_loop(
-        np.ascontiguousarray(a, dtype=np.int64),
-        np.ascontiguousarray(b, dtype=np.int64),
-        np.ascontiguousarray(outcome, dtype=np.int64),
+        np.ascontiguousarray(a, dtype=np.int32),
+        np.ascontiguousarray(b, dtype=np.int32),
+        np.ascontiguousarray(outcome, dtype=np.int8),
         len(models),
         float(k),
         float(init),
