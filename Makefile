@@ -40,6 +40,10 @@ test: install-test
 golden: $(BIN)/python
 	MODELBOARDS_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_render_golden.py
 
+## snapshots: regenerate the demo history in snapshots/ (after a snapshot schema change)
+snapshots: $(BIN)/python
+	$(BIN)/modelboards backfill --demo --start 2026-09-20 --end 2026-11-29 --every 7 --force
+
 ## bench: the benchmarks (ratios against the reference methods, printed; not tests)
 bench: $(BIN)/python
 	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
