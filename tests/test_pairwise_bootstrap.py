@@ -8,7 +8,12 @@ import pytest
 from scipy.stats import spearmanr
 
 from builder.pairwise.battles import battles_from_columns
-from builder.pairwise.bootstrap import bootstrap_bt, point_ranks, quantiles, ranks_with_uncertainty
+from builder.pairwise.bootstrap import (
+    bootstrap_bt,
+    point_ranks,
+    quantiles,
+    ranks_with_uncertainty,
+)
 from builder.pairwise.bt import PairCounts, count_pairs, fit_bt
 from builder.pairwise.simulate import random_skills, simulate_battles
 

@@ -86,7 +86,7 @@ def test_disconnected_graph_is_reported_and_each_component_centred(genai):
 def test_editing_models_that_never_win_still_have_finite_ratings(genai):
     path, _ = genai
     counts = count_pairs(read_battles(path, BattleFilters(anony_only=True)))
-    battles, wins, ties = counts.per_model()
+    _, wins, ties = counts.per_model()
     winless = [m for m, w in zip(counts.models, wins) if w == 0]
     assert len(winless) == 2 and all(m.endswith("_edition") for m in winless)
     assert all(ties[counts.models.index(m)] > 0 for m in winless)  # their ties keep the graph strongly connected

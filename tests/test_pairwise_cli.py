@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.config import ArenaConfig, PACKAGE_DATA
+from builder.config import PACKAGE_DATA, ArenaConfig
 from builder.pairwise.arena import TABLE_COLUMNS, compute_arena_section
 from builder.pairwise.commands import arena
 

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from builder.pairwise.battles import OUTCOMES, battles_from_columns
-from builder.pairwise.elo import bootstrap_elo, fit_online_elo, online_elo_python, run_elo_codes
+from builder.pairwise.elo import (
+    bootstrap_elo,
+    fit_online_elo,
+    online_elo_python,
+    run_elo_codes,
+)
 from builder.pairwise.simulate import random_skills, simulate_battles
 
 

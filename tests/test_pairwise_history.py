@@ -13,7 +13,11 @@ from builder.pairwise.bt import PairCounts, count_pairs, fit_bt
 from builder.pairwise.elo import run_elo_codes
 from builder.pairwise.history import compute_history, period_index, period_last_day
 from builder.pairwise.simulate import random_skills, simulate_battles
-from builder.pairwise.winrate import compute_empirical_winrates, compute_predicted_winrates, compute_winrate_mae
+from builder.pairwise.winrate import (
+    compute_empirical_winrates,
+    compute_predicted_winrates,
+    compute_winrate_mae,
+)
 
 
 def test_predicted_winrates():
@@ -41,7 +45,7 @@ def test_empirical_winrates_and_mae():
 
 
 def test_period_boundaries():
-    t = np.array([dt.datetime(2026, 5, d, 12, tzinfo=dt.timezone.utc).timestamp() for d in (3, 4, 10, 11)])
+    t = np.array([dt.datetime(2026, 5, d, 12, tzinfo=dt.UTC).timestamp() for d in (3, 4, 10, 11)])
     weeks = period_index(t, "week")  # 2026-05-03 is a Sunday, 05-04 a Monday
     assert weeks[0] != weeks[1] and weeks[1] == weeks[2] and weeks[2] != weeks[3]
     assert period_last_day(int(weeks[0]), "week") == dt.date(2026, 5, 3)
@@ -64,7 +68,7 @@ def test_cumulative_slices_equal_refitting_each_prefix(sim, period):
     assert days == sorted(days) and days[-1] == dt.date(2026, 7, 15)
     assert hist.slices[-1].n_battles == len(b)
     for s in hist.slices:
-        end = dt.datetime(s.date.year, s.date.month, s.date.day, tzinfo=dt.timezone.utc).timestamp() + 86_400
+        end = dt.datetime(s.date.year, s.date.month, s.date.day, tzinfo=dt.UTC).timestamp() + 86_400
         rows = np.flatnonzero(b.tstamp < end)
         assert rows.size == s.n_battles
         ref = fit_bt(count_pairs(b, rows), on_unidentifiable="drop")

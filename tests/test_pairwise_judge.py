@@ -161,13 +161,13 @@ def test_retries_then_clear_error(fake):
     with ChatClient(Endpoint.of("openai", fake.url), retries=3, backoff=0.0) as client:
         assert client.chat("m1", "hi") == "answer from m1"
     fake.fail = [500, 500]
-    with ChatClient(Endpoint.of("openai", fake.url), retries=2, backoff=0.0) as client:
-        with pytest.raises(UserError, match=r"chat/completions: HTTP 500"):
-            client.chat("m1", "hi")
+    with (ChatClient(Endpoint.of("openai", fake.url), retries=2, backoff=0.0) as client,
+          pytest.raises(UserError, match=r"chat/completions: HTTP 500")):
+        client.chat("m1", "hi")
     fake.fail = [400]
-    with ChatClient(Endpoint.of("anthropic", fake.url), retries=3, backoff=0.0) as client:
-        with pytest.raises(UserError, match=r"/v1/messages: HTTP 400"):
-            client.chat("m1", "hi")
+    with (ChatClient(Endpoint.of("anthropic", fake.url), retries=3, backoff=0.0) as client,
+          pytest.raises(UserError, match=r"/v1/messages: HTTP 400")):
+        client.chat("m1", "hi")
     assert fake.fail == []
 
 

@@ -47,11 +47,21 @@ import numpy as np
 
 from builder.config import ArenaConfig
 from builder.pairwise.battles import BattleFilters, Battles, read_battles
-from builder.pairwise.bootstrap import bootstrap_bt, point_ranks, quantiles, ranks_with_uncertainty
+from builder.pairwise.bootstrap import (
+    bootstrap_bt,
+    point_ranks,
+    quantiles,
+    ranks_with_uncertainty,
+)
 from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
-from builder.pairwise.elo import K as ELO_K, bootstrap_elo, fit_online_elo
+from builder.pairwise.elo import K as ELO_K
+from builder.pairwise.elo import bootstrap_elo, fit_online_elo
 from builder.pairwise.history import compute_history
-from builder.pairwise.winrate import compute_empirical_winrates, compute_predicted_winrates, compute_winrate_mae
+from builder.pairwise.winrate import (
+    compute_empirical_winrates,
+    compute_predicted_winrates,
+    compute_winrate_mae,
+)
 
 TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
 
@@ -247,4 +257,4 @@ def _history_section(battles: Battles, cfg: ArenaConfig, bootstrap: int, workers
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "fit_rating_table", "compute_arena_section"]
+__all__ = ["TABLE_COLUMNS", "compute_arena_section", "fit_rating_table"]

@@ -28,9 +28,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -144,7 +145,7 @@ class Battles:
         key = np.where(np.isnan(self.tstamp), np.inf, self.tstamp)
         return np.argsort(key, kind="stable")
 
-    def take(self, rows: np.ndarray) -> "Battles":
+    def take(self, rows: np.ndarray) -> Battles:
         """The battles at ``rows`` (same model table and report)."""
         return Battles(
             self.models,
@@ -577,7 +578,7 @@ def _bool(arr: pa.Array) -> np.ndarray:
 
 
 def _utc_seconds(day: dt.date) -> float:
-    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc).timestamp()
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
 
 
 def write_battles_jsonl(rows: Iterator[Mapping[str, Any]] | list[Mapping[str, Any]], path: str | Path) -> int:

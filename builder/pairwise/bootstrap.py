@@ -199,7 +199,7 @@ def _prepare_group(job: _Job, members: np.ndarray, c: float) -> _Group:
 
 
 def _run_rounds_inner(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndarray, int]:
-    total = int(round(job.cells.sum()))
+    total = round(float(job.cells.sum()))
     nonzero = np.flatnonzero(job.cells)  # empty cells stay empty: draw only the others
     pvals = job.cells[nonzero] / job.cells.sum()
     c = math.log(job.base)
@@ -331,4 +331,4 @@ def ranks_with_uncertainty(lower: np.ndarray, upper: np.ndarray, component: np.n
     return ranks
 
 
-__all__ = ["BTBootstrap", "bootstrap_bt", "quantiles", "point_ranks", "ranks_with_uncertainty"]
+__all__ = ["BTBootstrap", "bootstrap_bt", "point_ranks", "quantiles", "ranks_with_uncertainty"]

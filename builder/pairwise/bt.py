@@ -73,7 +73,7 @@ class PairCounts:
 
     @property
     def n_battles(self) -> int:
-        return int(round(float(self.wins_i.sum() + self.wins_j.sum() + self.ties.sum())))
+        return round(float(self.wins_i.sum() + self.wins_j.sum() + self.ties.sum()))
 
     def totals(self) -> np.ndarray:
         return self.wins_i + self.wins_j + self.ties
@@ -86,7 +86,7 @@ class PairCounts:
         ties = np.bincount(self.i, self.ties, n) + np.bincount(self.j, self.ties, n)
         return battles, wins, ties
 
-    def with_counts(self, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> "PairCounts":
+    def with_counts(self, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> PairCounts:
         return PairCounts(self.models, self.i, self.j, wins_i, wins_j, ties)
 
 
@@ -182,7 +182,7 @@ def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins
     src = np.concatenate([ii[fwd], jj[bwd]])
     dst = np.concatenate([jj[fwd], ii[bwd]])
     g = scipy.sparse.coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr()
-    n_scc, scc = connected_components(g, directed=True, connection="strong")
+    _, scc = connected_components(g, directed=True, connection="strong")
     played = np.zeros(n, dtype=bool)
     played[ii] = True
     played[jj] = True
@@ -399,19 +399,19 @@ def newton_bt(
 
 
 __all__ = [
-    "SCALE",
     "BASE",
     "INIT",
-    "PairCounts",
-    "count_pairs",
-    "pair_cells",
-    "Unrated",
-    "NoFiniteRating",
-    "Structure",
-    "analyse_graph",
-    "describe_unrated",
+    "SCALE",
     "BTFit",
+    "NoFiniteRating",
+    "PairCounts",
+    "Structure",
+    "Unrated",
+    "analyse_graph",
+    "count_pairs",
+    "describe_unrated",
     "fit_bt",
-    "solve_group",
     "newton_bt",
+    "pair_cells",
+    "solve_group",
 ]

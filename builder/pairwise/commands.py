@@ -17,8 +17,9 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import click
 
@@ -139,7 +140,11 @@ def _report_line(battles) -> str:
 def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
              anony_share, output, truth_output) -> None:
     """Simulate battles from known latent skills (clean_battle schema)."""
-    from builder.pairwise.simulate import random_skills, simulate_battles, skills_from_leaderboard
+    from builder.pairwise.simulate import (
+        random_skills,
+        simulate_battles,
+        skills_from_leaderboard,
+    )
 
     if (models_from is None) == (n_models is None):
         raise UserError("simulate: give exactly one of --models-from FILE or --models N")
@@ -272,7 +277,12 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
 def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max_tokens, timeout, retries, output) -> None:
     """LLM-judged battles: each pair judged twice with the answers swapped; a winner only
     when both verdicts agree, else a tie."""
-    from builder.pairwise.judge import ChatClient, Endpoint, read_prompts, run_judge_battles
+    from builder.pairwise.judge import (
+        ChatClient,
+        Endpoint,
+        read_prompts,
+        run_judge_battles,
+    )
 
     models = [m.strip() for m in candidates.split(",") if m.strip()]
     prompts = read_prompts(prompts_path)

@@ -206,4 +206,4 @@ def bootstrap_elo(
 # The outcome codes the compiled loop assumes.
 assert (WIN_A, WIN_B, TIE, TIE_BOTHBAD) == (0, 1, 2, 3) and OUTCOMES[0] == "model_a"
 
-__all__ = ["K", "INIT", "EloResult", "fit_online_elo", "run_elo_codes", "online_elo_python", "bootstrap_elo"]
+__all__ = ["INIT", "EloResult", "K", "bootstrap_elo", "fit_online_elo", "online_elo_python", "run_elo_codes"]

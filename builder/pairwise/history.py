@@ -29,7 +29,12 @@ import numpy as np
 
 from builder.errors import UserError
 from builder.pairwise.battles import Battles
-from builder.pairwise.bootstrap import _mp_context, _one_blas_thread, bootstrap_bt, point_ranks
+from builder.pairwise.bootstrap import (
+    _mp_context,
+    _one_blas_thread,
+    bootstrap_bt,
+    point_ranks,
+)
 from builder.pairwise.bt import PairCounts, fit_bt, pair_cells
 from builder.pairwise.elo import run_elo_codes
 
@@ -114,7 +119,7 @@ def compute_history(
     per = period_index(t, period)
     first, last = int(per[0]), int(per[-1])
     ends = np.searchsorted(per, np.arange(first, last + 1), side="right")  # battles up to each period
-    last_day = dt.datetime.fromtimestamp(float(t[-1]), tz=dt.timezone.utc).date()
+    last_day = dt.datetime.fromtimestamp(float(t[-1]), tz=dt.UTC).date()
 
     elo = run_elo_codes(battles.models, a, b, o, k=elo_k, init=init, scale=scale, base=base, marks=ends)
     seeds = np.random.SeedSequence(seed).spawn(len(ends))
@@ -184,4 +189,4 @@ def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSeque
     return fit.ratings, lower, upper, ranks, fit.component, played
 
 
-__all__ = ["Period", "HistorySlice", "History", "period_index", "period_last_day", "compute_history"]
+__all__ = ["History", "HistorySlice", "Period", "compute_history", "period_index", "period_last_day"]

@@ -57,7 +57,7 @@ class Endpoint:
     key_env: str
 
     @classmethod
-    def of(cls, api: Api, base_url: str | None = None, key_env: str | None = None) -> "Endpoint":
+    def of(cls, api: Api, base_url: str | None = None, key_env: str | None = None) -> Endpoint:
         if api not in DEFAULT_BASE:
             raise UserError(f"judge: unknown API {api!r} (use openai or anthropic)")
         return cls(api, (base_url or DEFAULT_BASE[api]).rstrip("/"), key_env or DEFAULT_KEY_ENV[api])
@@ -84,7 +84,7 @@ class ChatClient:
     def close(self) -> None:
         self.http.close()
 
-    def __enter__(self) -> "ChatClient":
+    def __enter__(self) -> ChatClient:  # noqa: PYI034 - no subclasses; Self needs 3.11 typing
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -244,13 +244,13 @@ def read_prompts(path: str) -> list[str]:
 
 
 __all__ = [
-    "Endpoint",
-    "ChatClient",
-    "parse_verdict",
-    "combine_verdicts",
-    "judge_prompt",
-    "judge_pair",
-    "run_judge_battles",
-    "read_prompts",
     "JUDGE_SYSTEM",
+    "ChatClient",
+    "Endpoint",
+    "combine_verdicts",
+    "judge_pair",
+    "judge_prompt",
+    "parse_verdict",
+    "read_prompts",
+    "run_judge_battles",
 ]

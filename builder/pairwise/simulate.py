@@ -23,14 +23,24 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
 from builder.errors import UserError
-from builder.pairwise.battles import OUTCOMES, TIE, TIE_BOTHBAD, WIN_A, WIN_B, Battles, BattleReport, BAD_KINDS
+from builder.pairwise.battles import (
+    BAD_KINDS,
+    OUTCOMES,
+    TIE,
+    TIE_BOTHBAD,
+    WIN_A,
+    WIN_B,
+    BattleReport,
+    Battles,
+)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -96,8 +106,8 @@ def simulate_battles(
     pop = 1.0 / (ranking + 1.0) ** zipf_exponent
     pop /= pop.sum()
 
-    t0 = dt.datetime(start.year, start.month, start.day, tzinfo=dt.timezone.utc).timestamp()
-    t1 = dt.datetime(end.year, end.month, end.day, tzinfo=dt.timezone.utc).timestamp() + 86_400.0
+    t0 = dt.datetime(start.year, start.month, start.day, tzinfo=dt.UTC).timestamp()
+    t1 = dt.datetime(end.year, end.month, end.day, tzinfo=dt.UTC).timestamp() + 86_400.0
     t = np.sort(rng.uniform(t0, t1, n_battles))
     debut = np.full(m, t0)
     if debut_spread > 0:
@@ -184,4 +194,4 @@ def skills_from_leaderboard(path: str | Path, category: str | None = None) -> di
     return out
 
 
-__all__ = ["SimulatedBattles", "simulate_battles", "random_skills", "skills_from_leaderboard"]
+__all__ = ["SimulatedBattles", "random_skills", "simulate_battles", "skills_from_leaderboard"]

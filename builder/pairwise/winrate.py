@@ -64,4 +64,4 @@ def compute_winrate_mae(predicted: np.ndarray, empirical: np.ndarray, battles: n
     return float(np.abs(predicted[iu, ju][ok] - empirical[iu, ju][ok]).mean()), used
 
 
-__all__ = ["compute_predicted_winrates", "compute_empirical_winrates", "compute_winrate_mae"]
+__all__ = ["compute_empirical_winrates", "compute_predicted_winrates", "compute_winrate_mae"]

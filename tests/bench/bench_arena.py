@@ -225,7 +225,7 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
     out["peak_mb"] = peak_mb()  # the whole pipeline once: read, count, fit, Elo (before any bootstrap)
     out["fit"] = min(t_fit, best(lambda: fit_bt(count_pairs(battles)), 2))
     for r in rounds:
-        out["boot"][str(r)] = best(lambda: bootstrap_bt(counts, fit, r, seed=1), 2 if r <= 100 else 1)
+        out["boot"][str(r)] = best(lambda r=r: bootstrap_bt(counts, fit, r, seed=1), 2 if r <= 100 else 1)
     out["ratings"] = dict(zip(fit.models, fit.ratings.tolist()))
     if elo_python:
         names = battles.models
@@ -239,7 +239,8 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
 
 def run_child(*args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    res = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env)
+    res = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env,
+                         check=False)
     if res.returncode != 0:
         raise SystemExit(res.stderr)
     return json.loads(res.stdout.strip().splitlines()[-1])
