@@ -130,6 +130,7 @@ def _register_groups() -> None:
     """Sub-command groups that live beside their stage."""
     from builder.evals.commands import evals
     from builder.history.commands import backfill
+    from builder.pairwise.commands import arena
     from builder.render.commands import render_cmd, serve_cmd
     from builder.scoring.commands import explain, score
 
@@ -137,6 +138,7 @@ def _register_groups() -> None:
     main.add_command(explain)
     main.add_command(render_cmd)
     main.add_command(serve_cmd)
+    main.add_command(arena)
     main.add_command(evals)
     main.add_command(backfill)
 

@@ -240,6 +240,8 @@ class ArenaConfig(Strict):
     "Seed for every random draw in the Arena pipeline."
     history: Literal["day", "week", "month"] = "week"
     "History slice period (feeds the race and charts)."
+    history_bootstrap: int = Field(default=0, ge=0)
+    "Bootstrap rounds per history slice (0: point ratings only) for the CI bands of the charts."
     min_pair_battles: int = 50
     "Pairs with fewer battles are left out of the win-rate MAE."
     top_heatmap: int = 20

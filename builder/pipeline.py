@@ -145,7 +145,9 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
     if cfg.arena.enabled and cfg.arena.battles:
         from builder.pairwise.arena import compute_arena_section
 
-        snapshot["arena"] = compute_arena_section(resolve_data_path(cfg.arena.battles, base), cfg.arena)
+        snapshot["arena"] = compute_arena_section(
+            resolve_data_path(cfg.arena.battles, base), cfg.arena, history_bootstrap=cfg.arena.history_bootstrap
+        )
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
