@@ -23,3 +23,24 @@ def shared_data() -> Path:
             pytest.skip(f"real upstream test data not present at {SHARED_DATA}")
         pytest.fail(f"real upstream test data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole session (Playwright's sync API allows one loop per process).
+
+    Debian's /usr/bin/chromium where it exists, else Playwright's own build
+    (`python -m playwright install chromium`).
+    """
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
+        b = pw.chromium.launch(args=CHROMIUM_ARGS, **kwargs)
+        yield b
+        b.close()

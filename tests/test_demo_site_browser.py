@@ -55,16 +55,6 @@ def demo_site(tmp_path_factory):
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
-        b = pw.chromium.launch(args=ARGS, **kwargs)
-        yield b
-        b.close()
-
 
 def _sample(pages: list[str]) -> list[str]:
     """Every page, except that only the first two model pages and archived days are kept."""

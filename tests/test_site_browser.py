@@ -63,16 +63,6 @@ def served(tmp_path_factory):
     server.server_close()
 
 
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
-        b = pw.chromium.launch(args=ARGS, **kwargs)
-        yield b
-        b.close()
-
 
 class Watch:
     """Console errors, page errors, failed requests and foreign requests of one page."""
