@@ -14,9 +14,13 @@ def load_sections() -> None:
     global _LOADED
     if _LOADED:
         return
+    from builder.evals import pages as evals_pages
     from builder.evidence import pages as evidence_pages
     from builder.history import race
+    from builder.pairwise import pages as arena_pages
 
+    arena_pages.register()
+    evals_pages.register()
     evidence_pages.register()
     race.register()
     _LOADED = True
