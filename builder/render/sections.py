@@ -23,4 +23,5 @@ def load_sections() -> None:
     evals_pages.register()
     evidence_pages.register()
     race.register()
+    __import__("builder.charts.pages", fromlist=["register"]).register()  # Charts, after Race
     _LOADED = True

@@ -1,0 +1,475 @@
+/* ModelBoards charts: redraws the build-time SVG of the shown panel with D3 v7 (served from this
+   site, static/vendor/d3.min.js), adds tooltips on hover and keyboard focus, a board selector,
+   and on the rating-history page a search box that adds and removes lines. No inline script,
+   no other origin. The data is data/charts/<kind>.json (builder/charts/data.py), the geometry
+   follows builder/charts/svg.py, so the picture is the same with and without JavaScript.
+
+   State for tests and scripts: #charts[data-state] is "static" until the data is loaded,
+   then "ready"; a drawn SVG has data-static="0" and each data point is one ".mark".       */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("charts");
+  var d3 = window.d3;
+  if (!root || !d3) { return; }   /* no D3 in this build: the static SVGs and tables stay */
+
+  var W = 760;
+  var kind = root.getAttribute("data-chart");
+  var siteRoot = root.getAttribute("data-root") || "";
+  var panels = Array.prototype.slice.call(root.querySelectorAll(".chart-panel"));
+  var select = document.getElementById("chart-board");
+  var controls = document.querySelector(".chart-controls");
+  var jump = document.querySelector(".chart-jump");
+  var series = {};      /* panel data by series id */
+  var drawn = {};       /* series id -> true once drawn */
+  var picked = {};      /* history: series id -> keys drawn */
+
+  /* ------------------------------------------------------------------ tooltip */
+
+  var tip = document.createElement("div");
+  tip.className = "chart-tooltip";
+  tip.id = "chart-tooltip";
+  tip.setAttribute("role", "tooltip");
+  tip.hidden = true;
+  document.body.appendChild(tip);
+
+  function showTip(lines, target, event) {
+    tip.textContent = "";
+    lines.forEach(function (line, k) {
+      var el = document.createElement(k === 0 ? "strong" : "span");
+      el.textContent = line;
+      tip.appendChild(el);
+      if (k > 0 && k < lines.length - 1) { tip.appendChild(document.createElement("br")); }
+    });
+    tip.hidden = false;
+    var box = target.getBoundingClientRect();
+    var x = event && event.pageX !== undefined && event.type !== "focus" ? event.pageX : box.left + window.scrollX + box.width / 2;
+    var y = event && event.pageY !== undefined && event.type !== "focus" ? event.pageY : box.top + window.scrollY;
+    var tw = tip.offsetWidth;
+    var left = Math.max(window.scrollX + 4, Math.min(x + 12, window.scrollX + document.documentElement.clientWidth - tw - 8));
+    /* CSSOM writes: allowed by the page's style-src 'self' (only style attributes are not) */
+    tip.style.left = left + "px";
+    tip.style.top = (y - tip.offsetHeight - 10 < window.scrollY ? y + 16 : y - tip.offsetHeight - 10) + "px";
+  }
+
+  function hideTip() { tip.hidden = true; }
+
+  /* hover and focus on a selection of marks; words(d) -> [title, line, line...] */
+  function tooltips(sel, words) {
+    sel.on("mouseenter", function (event, d) { showTip(words(d), this, event); })
+      .on("mousemove", function (event, d) { showTip(words(d), this, event); })
+      .on("mouseleave", hideTip)
+      .on("focus", function (event, d) { showTip(words(d), this, event); })
+      .on("blur", hideTip);
+  }
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape") { hideTip(); } });
+
+  /* ------------------------------------------------------------------ helpers */
+
+  function fmt1(v) { return d3.format(",.1f")(v); }
+  function num(v) { return Math.abs(v - Math.round(v)) < 1e-9 ? d3.format(",.0f")(v) : d3.format(",.1f")(v); }
+  function usd(v) { return v !== 0 && Math.abs(v) < 0.1 ? "$" + v.toFixed(4) : "$" + d3.format(",.2f")(v); }
+  function usdTick(v) { var dec = Math.max(0, -Math.floor(Math.log10(v) + 1e-9)); return "$" + d3.format(",." + dec + "f")(v); }
+  function short(s, n) { n = n || 26; return s.length <= n ? s : s.slice(0, n - 1) + "\u2026"; }
+  function day(s) { var p = s.split("-"); return Date.UTC(+p[0], +p[1] - 1, +p[2]); }
+  function href(h) { return h ? siteRoot + h : null; }
+  function weights(ow) { return ow === true ? ["ow", "triangle", "open weights"] : ow === false ? ["pw", "circle", "proprietary"] : ["uw", "square", "weights unknown"]; }
+
+  function linearTicks(lo, hi, n) {
+    var raw = (hi - lo) / n, p = Math.pow(10, Math.floor(Math.log10(raw))), err = raw / p;
+    var step = p * (err >= Math.sqrt(50) ? 10 : err >= Math.sqrt(10) ? 5 : err >= Math.sqrt(2) ? 2 : 1);
+    var out = [];
+    for (var k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k += 1) { out.push(+(k * step).toFixed(10)); }
+    return out;
+  }
+
+  function logTicks(lo, hi) {
+    var a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi)), dec = [], all = [];
+    for (var k = a; k <= b; k += 1) {
+      var v = Math.pow(10, k);
+      if (v >= lo && v <= hi) { dec.push(v); }
+      [1, 2, 5].forEach(function (m) { var u = m * Math.pow(10, k); if (u >= lo && u <= hi) { all.push(u); } });
+    }
+    return dec.length >= 3 ? dec : all;
+  }
+
+  /* at least `gap` px between date ticks, the last date always shown */
+  function dateTicks(dates, x, gap) {
+    var last = dates[dates.length - 1], out = [];
+    dates.forEach(function (d) {
+      var prev = out.length ? out[out.length - 1] : null;
+      if ((prev === null || x(d) - x(prev) >= gap) && (d === last || x(last) - x(d) >= gap)) { out.push(d); }
+    });
+    if (out[out.length - 1] !== last) { out.push(last); }
+    return out;
+  }
+
+  function spreadLabels(ys, gap, lo, hi) {
+    var order = ys.map(function (_, k) { return k; }).sort(function (a, b) { return ys[a] - ys[b]; });
+    var pos = order.map(function (k) { return ys[k]; });
+    var k;
+    for (k = 0; k < pos.length; k += 1) { pos[k] = Math.max(pos[k], k === 0 ? lo : pos[k - 1] + gap); }
+    for (k = pos.length - 1; k >= 0; k -= 1) { pos[k] = Math.min(pos[k], k === pos.length - 1 ? hi : pos[k + 1] - gap); }
+    var out = [];
+    order.forEach(function (i, j) { out[i] = pos[j]; });
+    return out;
+  }
+
+  function symbol(shape, x, y, s) {
+    s = s || 6;
+    if (shape === "triangle") { var h = s * 1.2; return "M" + x + "," + (y - h) + "L" + (x + h) + "," + (y + h * 0.8) + "L" + (x - h) + "," + (y + h * 0.8) + "Z"; }
+    if (shape === "square") { return "M" + (x - s) + "," + (y - s) + "h" + 2 * s + "v" + 2 * s + "h" + -2 * s + "Z"; }
+    return "M" + (x - s) + "," + y + "a" + s + "," + s + " 0 1,0 " + 2 * s + ",0a" + s + "," + s + " 0 1,0 " + -2 * s + ",0Z";
+  }
+
+  /* a fresh SVG in the panel's frame, replacing the build-time one */
+  function canvas(panel, height, label, role, cls) {
+    var frame = panel.querySelector(".chart-frame");
+    d3.select(frame).selectAll("svg").remove();
+    return d3.select(frame).append("svg")
+      .attr("class", "chart-svg " + cls).attr("viewBox", "0 0 " + W + " " + height)
+      .attr("width", W).attr("height", height).attr("role", role).attr("aria-label", label)
+      .attr("data-static", "0");
+  }
+
+  function xAxis(svg, x, ticks, format, y, x0, x1, label) {
+    var g = svg.append("g").attr("class", "axis axis-x").attr("aria-hidden", "true").attr("transform", "translate(0," + y + ")");
+    g.call(d3.axisBottom(x).tickValues(ticks).tickFormat(format).tickSizeOuter(0));
+    g.selectAll(".tick text").attr("class", "tick-label");
+    g.append("text").attr("class", "axis-label").attr("x", (x0 + x1) / 2).attr("y", 40).attr("text-anchor", "middle").text(label);
+  }
+
+  function yAxis(svg, y, ticks, format, x, xEnd, y0, y1, label) {
+    var g = svg.append("g").attr("class", "axis axis-y").attr("aria-hidden", "true").attr("transform", "translate(" + x + ",0)");
+    g.call(d3.axisLeft(y).tickValues(ticks).tickFormat(format).tickSizeOuter(0).tickSizeInner(-(xEnd - x)));
+    g.selectAll(".tick line").attr("class", "grid");
+    g.selectAll(".tick text").attr("class", "tick-label");
+    var mid = (y0 + y1) / 2;
+    g.append("text").attr("class", "axis-label").attr("x", -48).attr("y", mid).attr("text-anchor", "middle")
+      .attr("transform", "rotate(-90 -48 " + mid + ")").text(label);
+  }
+
+  function capital(s) { return s.charAt(0).toUpperCase() + s.slice(1); }
+
+  /* ------------------------------------------------------------------ price against quality */
+
+  function drawPriceQuality(panel, b) {
+    var M = { top: 16, right: 24, bottom: 58, left: 72 }, H = 440, pts = b.points;
+    if (!pts.length) { return; }
+    var prices = pts.map(function (p) { return p.price; }), scores = pts.map(function (p) { return p.score; });
+    var lo = d3.min(prices) / 1.6, hi = d3.max(prices) * 1.6;
+    var pad = Math.max(5, (d3.max(scores) - d3.min(scores)) * 0.06);
+    var s0 = d3.min(scores) - pad, s1 = d3.max(scores) + pad;
+    var x = d3.scaleLog().domain([lo, hi]).range([M.left, W - M.right]);
+    var y = d3.scaleLinear().domain([s0, s1]).range([H - M.bottom, M.top]);
+    var svg = canvas(panel, H, b.title + ": score against blended token price, " + pts.length + " models", "group", "chart-price-quality");
+    yAxis(svg, y, linearTicks(s0, s1, 5), num, M.left, W - M.right, H - M.bottom, M.top, "Score (Arena scale)");
+    xAxis(svg, x, logTicks(lo, hi), usdTick, H - M.bottom, M.left, W - M.right,
+      "Blended token price, USD per million tokens (log scale)");
+    var front = pts.filter(function (p) { return p.frontier; }).sort(function (a, c) { return a.price - c.price || a.score - c.score; });
+    if (front.length) {
+      var d = "M" + x(front[0].price) + "," + y(front[0].score);
+      for (var k = 1; k < front.length; k += 1) { d += "H" + x(front[k].price) + "V" + y(front[k].score); }
+      svg.append("path").attr("class", "frontier").attr("d", d).attr("fill", "none").attr("stroke", "currentColor").attr("aria-hidden", "true");
+    }
+    var words = function (p) {
+      var w = [p.name, "Score " + p.score + ", rank " + p.rank, usd(p.price) + " per million tokens (blended)",
+        capital(weights(p.open_weight)[2]) + (p.partial ? ", partial row" : "")];
+      if (p.frontier) { w.push("On the Pareto frontier"); }
+      return w;
+    };
+    var order = pts.slice().sort(function (a, c) { return c.rank - a.rank; });
+    var g = svg.append("g").attr("class", "marks");
+    order.forEach(function (p) {
+      var wc = weights(p.open_weight);
+      var parent = p.href ? g.append("a").attr("class", "point-link").attr("href", href(p.href))
+        .attr("aria-label", words(p).join(", ")) : g;
+      var mark = parent.append("path").datum(p)
+        .attr("class", "mark " + wc[0] + (p.partial ? " partial" : "") + (p.frontier ? " on-frontier" : ""))
+        .attr("d", symbol(wc[1], x(p.price), y(p.score)))
+        .attr("fill", p.partial ? "none" : "currentColor").attr("fill-opacity", p.partial ? null : 0.85)
+        .attr("stroke", "currentColor").attr("stroke-width", 2);
+      tooltips(p.href ? parent.datum(p) : mark, words);
+    });
+  }
+
+  /* ------------------------------------------------------------------ history and ranks */
+
+  var L = { top: 16, right: 190, bottom: 58, left: 72 };
+
+  function dateScale(dates) {
+    var x = d3.scaleUtc().domain([day(dates[0]), day(dates[dates.length - 1])]).range([L.left, W - L.right]);
+    if (dates.length === 1 || dates[0] === dates[dates.length - 1]) {
+      var mid = (L.left + W - L.right) / 2;
+      return function () { return mid; };
+    }
+    return function (s) { return x(day(s)); };
+  }
+
+  function dateAxis(svg, dates, x, y, label) {
+    var g = svg.append("g").attr("class", "axis axis-x").attr("aria-hidden", "true");
+    g.append("line").attr("class", "domain").attr("x1", L.left).attr("x2", W - L.right).attr("y1", y).attr("y2", y).attr("stroke", "currentColor");
+    dateTicks(dates, x, 78).forEach(function (d) {
+      g.append("line").attr("class", "tick").attr("x1", x(d)).attr("x2", x(d)).attr("y1", y).attr("y2", y + 5).attr("stroke", "currentColor");
+      g.append("text").attr("class", "tick-label").attr("x", x(d)).attr("y", y + 18).attr("text-anchor", "middle").text(d);
+    });
+    g.append("text").attr("class", "axis-label").attr("x", (L.left + W - L.right) / 2).attr("y", y + 40).attr("text-anchor", "middle").text(label);
+  }
+
+  function endLabels(svg, models, last, yOf, top, bottom) {
+    var ends = models.filter(function (m) { return m.points.length && m.points[m.points.length - 1].date === last; });
+    var ys = spreadLabels(ends.map(yOf), 13, top + 4, bottom);
+    svg.append("g").attr("class", "end-labels").selectAll("text").data(ends).join("text")
+      .attr("class", function (m) { return "end-label s" + m.colour; })
+      .attr("x", W - L.right + 8).attr("y", function (m, k) { return ys[k] + 4; })
+      .text(function (m) { return short(m.name); });
+  }
+
+  function highlight(svg, key) {
+    svg.selectAll(".line").classed("dimmed", function (m) { return key !== null && m.key !== key; })
+      .classed("lit", function (m) { return m.key === key; });
+  }
+
+  function drawLines(panel, s, models, mode) {
+    var H = mode === "ranks" ? L.top + L.bottom + Math.max(240, s.max_rank * 14) : 440;
+    var bottom = H - L.bottom, dates = s.dates, x = dateScale(dates), y, label;
+    var valueOf = mode === "ranks" ? function (p) { return p.rank; } : function (p) { return p.value; };
+    if (mode === "ranks") {
+      y = d3.scaleLinear().domain([0.5, s.max_rank + 0.5]).range([L.top, bottom]);
+      label = s.title + ": ranks of the " + models.length + " models ever in the top 15, " + dates[0] + " to " +
+        dates[dates.length - 1] + ", rank 1 at the top";
+    } else {
+      var vals = [];
+      models.forEach(function (m) { m.points.forEach(function (p) { vals.push(p.value); if (p.lower !== undefined) { vals.push(p.lower, p.upper); } }); });
+      var lo = vals.length ? d3.min(vals) : 0, hi = vals.length ? d3.max(vals) : 1, pad = Math.max(2, (hi - lo) * 0.05);
+      y = d3.scaleLinear().domain([lo - pad, hi + pad]).range([bottom, L.top]);
+      label = s.title + ": " + s.unit + " over time for " + models.length + " models, " + dates[0] + " to " + dates[dates.length - 1];
+    }
+    var svg = canvas(panel, H, label, "img", "chart-" + mode);
+    if (mode === "ranks") {
+      var step = s.max_rank <= 30 ? 5 : 10, ticks = [1];
+      for (var t = step; t <= s.max_rank; t += step) { ticks.push(t); }
+      if (s.max_rank - ticks[ticks.length - 1] >= 3) { ticks.push(s.max_rank); }
+      yAxis(svg, y, ticks, String, L.left, W - L.right, bottom, L.top, "Rank (1 = best)");
+    } else {
+      yAxis(svg, y, linearTicks(y.domain()[0], y.domain()[1], 5), num, L.left, W - L.right, bottom, L.top, s.unit);
+    }
+    dateAxis(svg, dates, x, bottom, capital(s.x));
+    if (mode === "history") {
+      var bands = svg.append("g").attr("class", "bands").attr("aria-hidden", "true");
+      models.forEach(function (m) {
+        var runs = [], cur = [];
+        m.points.forEach(function (p) { if (p.lower !== undefined) { cur.push(p); } else if (cur.length) { runs.push(cur); cur = []; } });
+        if (cur.length) { runs.push(cur); }
+        runs.forEach(function (run) {
+          var d;
+          if (run.length === 1) {
+            var px = x(run[0].date);
+            d = "M" + (px - 3) + "," + y(run[0].upper) + "H" + (px + 3) + "V" + y(run[0].lower) + "H" + (px - 3) + "Z";
+          } else {
+            d = d3.area().x(function (p) { return x(p.date); }).y0(function (p) { return y(p.lower); }).y1(function (p) { return y(p.upper); })(run);
+          }
+          bands.append("path").attr("class", "band s" + m.colour).attr("d", d).attr("fill", "currentColor").attr("fill-opacity", 0.18);
+        });
+      });
+    }
+    var line = d3.line().x(function (p) { return x(p.date); }).y(function (p) { return y(valueOf(p)); });
+    svg.append("g").attr("class", "lines").attr("aria-hidden", "true").selectAll("path").data(models).join("path")
+      .attr("class", function (m) { return "line s" + m.colour; }).attr("d", function (m) { return line(m.points); })
+      .attr("fill", "none").attr("stroke", "currentColor").attr("stroke-width", 2);
+    var flat = [];
+    models.forEach(function (m) { m.points.forEach(function (p) { flat.push({ m: m, p: p }); }); });
+    var marks = svg.append("g").attr("class", "marks").selectAll("circle").data(flat).join("circle")
+      .attr("class", function (d) { return "mark s" + d.m.colour; })
+      .attr("cx", function (d) { return x(d.p.date); }).attr("cy", function (d) { return y(valueOf(d.p)); })
+      .attr("r", 3.5).attr("fill", "currentColor");
+    tooltips(marks, function (d) {
+      if (mode === "ranks") { return [d.m.name, d.p.date + ": rank " + d.p.rank]; }
+      var w = [d.m.name, d.p.date + ": " + fmt1(d.p.value) + " (score " + d.p.score + ", rank " + d.p.rank + ")"];
+      if (d.p.lower !== undefined) { w.push("95% interval " + fmt1(d.p.lower) + " to " + fmt1(d.p.upper)); }
+      return w;
+    });
+    marks.on("mouseenter.line", function (e, d) { highlight(svg, d.m.key); }).on("mouseleave.line", function () { highlight(svg, null); });
+    endLabels(svg, models, dates[dates.length - 1], function (m) { return y(valueOf(m.points[m.points.length - 1])); }, L.top, bottom);
+    return svg;
+  }
+
+  /* ------------------------------------------------------------------ history picker */
+
+  function optionLabel(s, m) {
+    var same = s.models.filter(function (o) { return o.name === m.name; }).length > 1;
+    return same ? m.name + " (" + m.key + ")" : m.name;
+  }
+
+  function drawHistory(panel, s) {
+    var keys = picked[s.id];
+    var byKey = {};
+    s.models.forEach(function (m) { byKey[m.key] = m; });
+    drawLines(panel, s, keys.map(function (k) { return byKey[k]; }).filter(Boolean), "history");
+    var chips = d3.select(panel).select(".picker-chips");
+    chips.selectAll("li").remove();
+    keys.forEach(function (k) {
+      var m = byKey[k];
+      if (!m) { return; }
+      var li = chips.append("li").attr("class", "s" + m.colour);
+      li.append("span").attr("class", "swatch").attr("aria-hidden", "true");
+      li.append("span").attr("class", "chip-name").text(m.name);
+      li.append("button").attr("type", "button").attr("class", "picker-remove").attr("data-key", k)
+        .attr("aria-label", "Remove " + m.name).text("\u00d7");
+    });
+  }
+
+  function setupPicker(panel, s) {
+    var box = panel.querySelector(".series-picker");
+    if (!box) { return; }
+    var input = box.querySelector(".picker-input"), status = box.querySelector(".picker-status");
+    var list = box.querySelector("datalist");
+    s.models.forEach(function (m) {
+      var o = document.createElement("option");
+      o.value = optionLabel(s, m);
+      list.appendChild(o);
+    });
+    function say(text) { status.textContent = text; }
+    function add() {
+      var q = input.value.trim().toLowerCase();
+      if (!q) { say("Type a model's name to add its line."); return; }
+      var m = s.models.filter(function (o) { return optionLabel(s, o).toLowerCase() === q; })[0] ||
+        s.models.filter(function (o) { return o.name.toLowerCase() === q || o.key.toLowerCase() === q; })[0];
+      if (!m) { say("No model called \u201c" + input.value.trim() + "\u201d on this chart."); return; }
+      if (picked[s.id].indexOf(m.key) >= 0) { say(m.name + " is already drawn."); return; }
+      picked[s.id].push(m.key);
+      input.value = "";
+      drawHistory(panel, s);
+      say("Added " + m.name + ".");
+    }
+    box.querySelector(".picker-add").addEventListener("click", add);
+    input.addEventListener("keydown", function (e) { if (e.key === "Enter") { e.preventDefault(); add(); } });
+    box.querySelector(".picker-reset").addEventListener("click", function () {
+      picked[s.id] = s["default"].slice();
+      drawHistory(panel, s);
+      say("Showing the top " + s["default"].length + " again.");
+    });
+    box.querySelector(".picker-chips").addEventListener("click", function (e) {
+      var btn = e.target.closest ? e.target.closest(".picker-remove") : null;
+      if (!btn) { return; }
+      var key = btn.getAttribute("data-key"), at = picked[s.id].indexOf(key);
+      var name = (s.models.filter(function (m) { return m.key === key; })[0] || { name: key }).name;
+      if (at >= 0) { picked[s.id].splice(at, 1); }
+      drawHistory(panel, s);
+      say("Removed " + name + ".");
+      var next = panel.querySelectorAll(".picker-remove")[Math.min(at, picked[s.id].length - 1)];
+      (next || input).focus();
+    });
+    box.hidden = false;
+  }
+
+  /* ------------------------------------------------------------------ spread */
+
+  function drawIntervals(panel, a) {
+    var M = { top: 12, right: 24, bottom: 58, left: 200, row: 16 }, models = a.models;
+    var H = M.top + M.bottom + Math.max(1, models.length) * M.row, bottom = H - M.bottom;
+    var lo = d3.min(models, function (m) { return m.lower; }), hi = d3.max(models, function (m) { return m.upper; });
+    var pad = Math.max(2, (hi - lo) * 0.04), ci = Math.round(a.ci * 100);
+    var x = d3.scaleLinear().domain([lo - pad, hi + pad]).range([M.left, W - M.right]);
+    var svg = canvas(panel, H, a.title + ": " + ci + "% intervals of " + models.length +
+      " models, sorted by rating; overlapping bars are statistical ties", "group", "chart-intervals");
+    var ticks = linearTicks(lo - pad, hi + pad, 6);
+    svg.append("g").attr("class", "grid-x").attr("aria-hidden", "true").selectAll("line").data(ticks).join("line")
+      .attr("class", "grid").attr("x1", x).attr("x2", x).attr("y1", M.top).attr("y2", bottom).attr("stroke", "currentColor");
+    xAxis(svg, x, ticks, num, bottom, M.left, W - M.right, a.unit + "; bars: " + ci + "% bootstrap interval, dot: point estimate");
+    var rowY = function (k) { return M.top + (k + 0.5) * M.row; };
+    var words = function (m) {
+      return [m.name, "Rating " + fmt1(m.rating) + ", rank " + m.rank, ci + "% interval " + fmt1(m.lower) + " to " + fmt1(m.upper)];
+    };
+    var rows = svg.append("g").attr("class", "marks").selectAll("g").data(models).join("g")
+      .attr("class", function (m) { return "mark s" + m.colour; });
+    rows.append("line").attr("class", "ci").attr("x1", function (m) { return x(m.lower); }).attr("x2", function (m) { return x(m.upper); })
+      .attr("y1", function (m, k) { return rowY(k); }).attr("y2", function (m, k) { return rowY(k); })
+      .attr("stroke", "currentColor").attr("stroke-width", 6).attr("stroke-opacity", 0.55);
+    rows.append("circle").attr("class", "est").attr("cx", function (m) { return x(m.rating); }).attr("cy", function (m, k) { return rowY(k); })
+      .attr("r", 4).attr("fill", "currentColor").attr("stroke", "currentColor");
+    tooltips(rows, words);
+    var labels = svg.append("g").attr("class", "row-labels");
+    models.forEach(function (m, k) {
+      var parent = m.href ? labels.append("a").attr("href", href(m.href)).attr("aria-label", words(m).join(", ")).datum(m) : labels;
+      parent.append("text").attr("class", "row-label").attr("x", M.left - 8).attr("y", rowY(k) + 4).attr("text-anchor", "end")
+        .text(m.rank + ". " + short(m.name));
+      if (m.href) { tooltips(parent, words); }
+    });
+  }
+
+  function drawDots(panel, b) {
+    var M = { top: 12, right: 24, bottom: 58, left: 72 }, R = 5, pts = b.points, w = b.width;
+    if (!pts.length) { return; }
+    var levels = d3.max(pts, function (p) { return p.stack; }) + 1;
+    var H = M.top + M.bottom + Math.max(120, levels * R * 2.2 + 12), bottom = H - M.bottom;
+    var b0 = d3.min(pts, function (p) { return p.bin; }) * w - w, b1 = (d3.max(pts, function (p) { return p.bin; }) + 2) * w;
+    var x = d3.scaleLinear().domain([b0, b1]).range([M.left, W - M.right]);
+    var svg = canvas(panel, H, b.title + ": distribution of the " + pts.length + " displayed scores", "group", "chart-dotplot");
+    xAxis(svg, x, linearTicks(b0, b1, 8), num, bottom, M.left, W - M.right,
+      "Score (Arena scale), one dot per model, bins of " + num(w) + " points");
+    svg.append("text").attr("class", "axis-label").attr("x", M.left - 10).attr("y", M.top + 10).attr("text-anchor", "end")
+      .attr("aria-hidden", "true").text("models");
+    var words = function (p) { return [p.name, "Score " + p.score + ", rank " + p.rank + (p.partial ? ", partial row" : "")]; };
+    var g = svg.append("g").attr("class", "marks");
+    pts.forEach(function (p) {
+      var parent = p.href ? g.append("a").attr("href", href(p.href)).attr("aria-label", words(p).join(", ")).datum(p) : g;
+      var c = parent.append("circle").datum(p).attr("class", "mark dot" + (p.partial ? " partial" : ""))
+        .attr("cx", x((p.bin + 0.5) * w)).attr("cy", bottom - 6 - (p.stack + 0.5) * R * 2.2).attr("r", R)
+        .attr("fill", p.partial ? "none" : "currentColor").attr("fill-opacity", p.partial ? null : 0.85)
+        .attr("stroke", "currentColor").attr("stroke-width", 1.5);
+      tooltips(p.href ? parent : c, words);
+    });
+  }
+
+  /* ------------------------------------------------------------------ panels */
+
+  function draw(panel) {
+    var id = panel.getAttribute("data-series"), s = series[id];
+    if (!s || drawn[id]) { return; }
+    drawn[id] = true;
+    if (kind === "price-quality") { drawPriceQuality(panel, s); }
+    else if (kind === "history") {
+      if (!s.dates.length) { return; }
+      picked[id] = s["default"].slice();
+      setupPicker(panel, s);
+      drawHistory(panel, s);
+    } else if (kind === "ranks") { if (s.dates.length && s.models.length) { drawLines(panel, s, s.models, "ranks"); } }
+    else if (kind === "spread") { if (id === "arena" && s.ci !== undefined) { drawIntervals(panel, s); } else { drawDots(panel, s); } }
+  }
+
+  function show(anchor) {
+    var found = panels.filter(function (p) { return p.id === anchor; })[0] || panels[0];
+    if (!found) { return; }
+    panels.forEach(function (p) { p.hidden = p !== found; });
+    if (select) { select.value = found.id; }
+    hideTip();
+    draw(found);
+  }
+
+  fetch(root.getAttribute("data-src"), { credentials: "same-origin" }).then(function (r) {
+    if (!r.ok) { throw new Error("chart data: HTTP " + r.status); }
+    return r.json();
+  }).then(function (doc) {
+    if (kind === "spread") {
+      if (doc.arena) { series.arena = doc.arena; }
+      doc.boards.forEach(function (b) { series[b.id] = b; });
+    } else {
+      (doc.boards || doc.series).forEach(function (b) { series[b.id] = b; });
+    }
+    if (controls && select) {
+      controls.hidden = false;
+      if (jump) { jump.hidden = true; }
+      select.addEventListener("change", function () {
+        show(select.value);
+        if (window.history && window.history.replaceState) { window.history.replaceState(null, "", "#" + select.value); }
+      });
+    }
+    show(window.location.hash.slice(1));
+    window.addEventListener("hashchange", function () { show(window.location.hash.slice(1)); });
+    root.setAttribute("data-state", "ready");
+  }).catch(function (err) {
+    root.setAttribute("data-state", "static");
+    if (window.console) { window.console.warn("charts: keeping the build-time pictures: " + err.message); }
+  });
+})();
