@@ -100,13 +100,11 @@ def nice_ticks(lo: float, hi: float, max_ticks: int = 6) -> list[float]:
     if not (span > 0 and math.isfinite(span)):
         return []
     mag = 10.0 ** math.floor(math.log10(span / max_ticks))
-    step = mag * 10
-    for m in (1, 2, 2.5, 5, 10):
-        if span / (m * mag) <= max_ticks:
-            step = m * mag
+    for m in (1, 2, 2.5, 5, 10, 20):
+        step = m * mag
+        first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+        if last - first + 1 <= max_ticks:
             break
-    first = math.ceil(lo / step - 1e-9)
-    last = math.floor(hi / step + 1e-9)
     return [round(k * step, 10) for k in range(first, last + 1)]
 
 
@@ -133,7 +131,7 @@ def heat_class(p: Any) -> str:
     """CSS class of a heatmap cell: ``heat-0`` .. ``heat-9`` by tenths of P, ``heat-na`` when absent."""
     if not _finite(p):
         return "heat-na"
-    return f"heat-{min(HEAT_BUCKETS - 1, max(0, int(math.floor(float(p) * HEAT_BUCKETS))))}"
+    return f"heat-{min(HEAT_BUCKETS - 1, max(0, math.floor(float(p) * HEAT_BUCKETS)))}"
 
 
 def fmt_pct_cell(p: Any) -> str:
