@@ -240,8 +240,8 @@ def render_price_quality_svg(board: Mapping[str, Any], root: str) -> Markup:
     if d:
         body.append(f'<path class="frontier" d="{d}" fill="none" stroke="currentColor" aria-hidden="true"/>')
     body.append('<g class="marks">')
-    # cheap, good models last so they sit on top where points crowd
-    for p in sorted(pts, key=lambda p: -p["rank"]):
+    # left to right (cheapest first), so Tab walks the points in the order the eye reads them
+    for p in sorted(pts, key=lambda p: (p["price"], -p["score"], p["rank"])):
         cls, shape, _ = weight_class(p.get("open_weight"))
         label = price_point_label(p)
         fill = 'fill="none"' if p.get("partial") else 'fill="currentColor" fill-opacity="0.85"'

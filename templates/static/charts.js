@@ -178,7 +178,8 @@
       if (p.frontier) { w.push("On the Pareto frontier"); }
       return w;
     };
-    var order = pts.slice().sort(function (a, c) { return c.rank - a.rank; });
+    /* left to right (cheapest first), so Tab walks the points in the order the eye reads them */
+    var order = pts.slice().sort(function (a, c) { return a.price - c.price || c.score - a.score || a.rank - c.rank; });
     var g = svg.append("g").attr("class", "marks");
     order.forEach(function (p) {
       var wc = weights(p.open_weight);

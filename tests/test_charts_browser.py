@@ -1,0 +1,253 @@
+"""The chart pages in a real browser (Playwright + Chromium), the site served on 127.0.0.1.
+
+One site is rendered by ``render_site`` from five weekly snapshots with a hand-made Arena
+section. Each chart draws one mark per data point (counted against the JSON it loaded) on
+every board of its selector, tooltips follow the mouse and the keyboard, the history page
+adds and removes lines, dark mode swaps the palette, no page logs a console error or asks
+another origin for anything; with JavaScript off the build-time SVG and tables are there;
+axe-core finds nothing at WCAG 2 A/AA.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from test_charts import _arena, _history
+
+from builder.config import load_config
+from builder.render.site import render_site
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+KINDS = ("price-quality", "history", "ranks", "spread")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """(origin, site folder) of the chart site served under /s/."""
+    www = tmp_path_factory.mktemp("charts-www")
+    cfg, _ = load_config(FIXTURES / "site.yml")
+    snaps = _history(5)
+    snaps[-1]["arena"] = _arena(snaps[-1])
+    snaps[-1]["boards"][0]["rows"][3]["partial"] = True
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield origin, www / "s"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
+        b = pw.chromium.launch(args=ARGS, **kwargs)
+        yield b
+        b.close()
+
+
+def _watch(page, origin: str) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url} {r.failure}"))
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    page.on("request", lambda r: None if r.url.startswith(origin + "/") else errors.append(f"foreign: {r.url}"))
+    return errors
+
+
+@pytest.fixture
+def open_chart(browser, site):
+    """open_chart(kind, **context options) -> (page, errors); errors must stay empty."""
+    origin, _ = site
+    contexts, watched = [], []
+
+    def _open(kind: str, **opts):
+        context = browser.new_context(viewport={"width": 1100, "height": 900}, **opts)
+        contexts.append(context)
+        page = context.new_page()
+        errors = _watch(page, origin)
+        watched.append(errors)
+        page.goto(f"{origin}/s/charts/{kind}/")
+        if opts.get("java_script_enabled", True):
+            page.wait_for_function("() => document.getElementById('charts').dataset.state === 'ready'")
+        return page, errors
+
+    yield _open
+    for c in contexts:
+        c.close()
+    assert all(e == [] for e in watched), watched
+
+
+def _expected_marks(kind: str, doc: dict) -> dict[str, int]:
+    """Series id -> marks the drawn chart must hold (history: the default lines)."""
+    if kind == "price-quality":
+        return {b["id"]: len(b["points"]) for b in doc["boards"]}
+    if kind == "history":
+        return {s["id"]: sum(len(m["points"]) for m in s["models"] if m["key"] in s["default"]) for s in doc["series"]}
+    if kind == "ranks":
+        return {s["id"]: sum(len(m["points"]) for m in s["models"]) for s in doc["series"]}
+    out = {b["id"]: len(b["points"]) for b in doc["boards"]}
+    out["arena"] = len(doc["arena"]["models"])
+    return out
+
+
+DRAWN = "#charts .chart-panel:not([hidden]) svg[data-static='0'] .mark"
+
+
+def test_each_chart_draws_one_mark_per_data_point_on_every_board(open_chart, site):
+    _, out = site
+    for kind in KINDS:
+        doc = json.loads((out / "data" / "charts" / f"{kind}.json").read_text(encoding="utf-8"))
+        want = _expected_marks(kind, doc)
+        page, _ = open_chart(kind)
+        assert page.locator(".chart-controls").is_visible() and page.locator(".chart-jump").is_hidden()
+        options = page.locator("#chart-board option")
+        assert options.count() == len(want)
+        for k in range(options.count()):
+            value = options.nth(k).get_attribute("value")
+            page.select_option("#chart-board", value)
+            series = page.locator(f"#{value}").get_attribute("data-series")
+            assert page.locator(".chart-panel:not([hidden])").count() == 1
+            assert page.locator(DRAWN).count() == want[series] > 0, (kind, series)
+            assert page.locator(f"#{value} svg[data-static='1']").count() == 0  # the static picture was replaced
+        assert page.url.endswith("#" + value)  # the shown board is in the address
+
+
+def test_tooltips_follow_hover_and_keyboard_focus(open_chart, site):
+    page, _ = open_chart("price-quality")
+    tip = page.locator("#chart-tooltip")
+    assert tip.is_hidden()
+    page.locator(DRAWN).first.hover()
+    assert tip.is_visible() and "Score" in tip.inner_text() and "per million tokens" in tip.inner_text()
+    page.mouse.move(2, 2)
+    assert tip.is_hidden()
+    # keyboard: Tab from the board selector reaches the first point link
+    page.focus("#chart-board")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => !!document.activeElement.closest('svg')"):
+            break
+    label = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert label and "Score" in label
+    board = json.loads((site[1] / "data" / "charts" / "price-quality.json").read_text(encoding="utf-8"))["boards"][0]
+    cheapest = min(board["points"], key=lambda p: (p["price"], -p["score"], p["rank"]))
+    assert label.startswith(cheapest["name"] + ",")  # Tab order runs left to right
+    text = tip.inner_text()
+    assert tip.is_visible() and label.split(",")[0] in text and "rank" in text
+    assert page.evaluate("() => document.activeElement.getAttribute('href')").startswith("../../models/")
+    page.keyboard.press("Escape")
+    assert tip.is_hidden()
+    for kind in ("history", "ranks", "spread"):
+        page, _ = open_chart(kind)
+        page.locator(DRAWN).nth(1).hover()
+        assert page.locator("#chart-tooltip").is_visible(), kind
+
+
+def test_history_adds_and_removes_lines(open_chart, site):
+    _, out = site
+    doc = json.loads((out / "data" / "charts" / "history.json").read_text(encoding="utf-8"))
+    s = doc["series"][0]
+    extra = next(m for m in s["models"] if m["key"] not in s["default"])
+    page, _ = open_chart("history")
+    before = page.locator(DRAWN).count()
+    assert page.locator(".chart-panel:not([hidden]) .picker-chips li").count() == len(s["default"])
+    options = page.eval_on_selector_all(".chart-panel:not([hidden]) datalist option", "os => os.map(o => o.value)")
+    assert extra["name"] in options and len(options) == len(s["models"])
+    page.fill(".chart-panel:not([hidden]) .picker-input", extra["name"])
+    page.keyboard.press("Enter")
+    assert page.locator(DRAWN).count() == before + len(extra["points"])
+    assert "Added" in page.locator(".chart-panel:not([hidden]) .picker-status").inner_text()
+    page.click(f".chart-panel:not([hidden]) button[aria-label='Remove {extra['name']}']")
+    assert page.locator(DRAWN).count() == before
+    first = next(m for m in s["models"] if m["key"] == s["default"][0])
+    page.click(f".chart-panel:not([hidden]) button[aria-label='Remove {first['name']}']")
+    assert page.locator(DRAWN).count() == before - len(first["points"])
+    page.fill(".chart-panel:not([hidden]) .picker-input", "no such model")
+    page.click(".chart-panel:not([hidden]) .picker-add")
+    assert "No model called" in page.locator(".chart-panel:not([hidden]) .picker-status").inner_text()
+    page.click(".chart-panel:not([hidden]) .picker-reset")
+    assert page.locator(DRAWN).count() == before
+    # the Arena panel draws its interval bands
+    page.select_option("#chart-board", "chart-arena")
+    assert page.locator(".chart-panel:not([hidden]) svg[data-static='0'] .band").count() > 0
+
+
+def test_dark_mode_swaps_the_palette(open_chart):
+    colours = {}
+    for scheme in ("light", "dark"):
+        page, _ = open_chart("ranks", color_scheme=scheme)
+        colours[scheme] = page.evaluate(
+            "() => [getComputedStyle(document.querySelector('#charts .s1') || document.body).getPropertyValue('--s1'),"
+            " getComputedStyle(document.querySelector('.chart-svg .tick-label')).fill]")
+    assert colours["light"][0].strip().lower() == "#332288"
+    assert colours["dark"][0].strip().lower() == "#77aadd"
+    assert colours["light"][1] != colours["dark"][1]  # axis text follows the theme
+
+
+def test_without_javascript_the_build_time_charts_are_there(open_chart, site):
+    _, out = site
+    for kind in KINDS:
+        doc = json.loads((out / "data" / "charts" / f"{kind}.json").read_text(encoding="utf-8"))
+        want = _expected_marks(kind, doc)
+        page, _ = open_chart(kind, java_script_enabled=False)
+        assert page.locator(".chart-controls").is_hidden() and page.locator(".chart-jump").is_visible()
+        panels = page.locator(".chart-panel")
+        assert panels.count() == len(want)
+        for k in range(panels.count()):
+            panel = panels.nth(k)
+            assert panel.is_visible()
+            assert panel.locator("svg[data-static='1'] .mark").count() == want[panel.get_attribute("data-series")]
+            assert panel.locator("figcaption").count() == 1 and panel.locator("table").count() >= 1
+        assert page.locator(".series-picker:visible").count() == 0
+        assert page.locator("#chart-tooltip").count() == 0
+
+
+def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
+    origin, _ = site
+    context = browser.new_context(bypass_csp=True)  # axe is injected as a script: bypass the CSP for this only
+    failures = {}
+    try:
+        for path, board in [("", None)] + [(f"{k}/", None) for k in KINDS] + [("history/", "chart-arena"),
+                                                                                ("spread/", "chart-arena")]:
+            page = context.new_page()
+            page.goto(f"{origin}/s/charts/{path}")
+            if path:
+                page.wait_for_function("() => document.getElementById('charts').dataset.state === 'ready'")
+            if board:
+                page.select_option("#chart-board", board)
+            page.locator("details.chart-table").evaluate_all("ds => ds.forEach(d => d.open = true)")
+            page.add_script_tag(path=str(AXE))
+            result = page.evaluate(
+                "async () => (await axe.run(document, {runOnly: {type: 'tag', values: "
+                "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations"
+                ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))")
+            if result:
+                failures[f"{path}{board or ''}"] = result
+            page.close()
+    finally:
+        context.close()
+    assert failures == {}
