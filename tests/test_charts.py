@@ -163,7 +163,7 @@ def _panels(html: str) -> dict[str, str]:
 
 
 def _marks(panel_html: str) -> int:
-    svg = re.search(r"<svg class=\"chart-svg.*?</svg>", panel_html, re.S)
+    svg = re.search(r"<svg class=\"chart-svg.*?</svg>", panel_html, re.DOTALL)
     return len(re.findall(r'<(?:path|circle|g) class="mark[ "]', svg.group(0))) if svg else 0
 
 
@@ -258,7 +258,7 @@ def test_spread_data_matches_the_snapshot(built):
 def test_static_svg_has_one_mark_per_data_point(built):
     out, _ = built
     docs = {k: _doc(out, k) for k in ("price-quality", "history", "ranks", "spread")}
-    page = lambda k: _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))  # noqa: E731
+    page = lambda k: _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))
     pq = page("price-quality")
     for b in docs["price-quality"]["boards"]:
         assert _marks(pq[b["id"]]) == len(b["points"]) > 0

@@ -27,7 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from builder.charts import svg
-from builder.charts.data import DEFAULT_LINES, RANK_TOP, compute_chart_data, render_chart_csv
+from builder.charts.data import (
+    DEFAULT_LINES,
+    RANK_TOP,
+    compute_chart_data,
+    render_chart_csv,
+)
 from builder.history.race import D3_DIST, D3_SITE_PATH, copy_d3
 
 if TYPE_CHECKING:

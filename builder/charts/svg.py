@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from itertools import pairwise
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -114,8 +115,8 @@ def _svg(height: float, label: str, body: list[str], *, role: str = "img", kind:
 
 
 def _x_axis(ticks: Sequence[tuple[float, str]], y: float, x0: float, x1: float, label: str) -> list[str]:
-    out = [f'<g class="axis axis-x" aria-hidden="true"><line class="domain" x1="{_f(x0)}" x2="{_f(x1)}" '
-           f'y1="{_f(y)}" y2="{_f(y)}" stroke="currentColor"/>']
+    out = [(f'<g class="axis axis-x" aria-hidden="true"><line class="domain" x1="{_f(x0)}" x2="{_f(x1)}" '
+            f'y1="{_f(y)}" y2="{_f(y)}" stroke="currentColor"/>')]
     for x, text in ticks:
         out.append(f'<line class="tick" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(y)}" y2="{_f(y + 5)}" stroke="currentColor"/>'
                    f'<text class="tick-label" x="{_f(x)}" y="{_f(y + 18)}" text-anchor="middle">{escape(text)}</text>')
@@ -126,8 +127,8 @@ def _x_axis(ticks: Sequence[tuple[float, str]], y: float, x0: float, x1: float, 
 
 def _y_axis(ticks: Sequence[tuple[float, str]], x: float, x_end: float, y0: float, y1: float, label: str) -> list[str]:
     """Ticks with grid lines across the plot; the label is turned along the axis."""
-    out = [f'<g class="axis axis-y" aria-hidden="true"><line class="domain" x1="{_f(x)}" x2="{_f(x)}" '
-           f'y1="{_f(y0)}" y2="{_f(y1)}" stroke="currentColor"/>']
+    out = [(f'<g class="axis axis-y" aria-hidden="true"><line class="domain" x1="{_f(x)}" x2="{_f(x)}" '
+            f'y1="{_f(y0)}" y2="{_f(y1)}" stroke="currentColor"/>')]
     for y, text in ticks:
         out.append(f'<line class="grid" x1="{_f(x)}" x2="{_f(x_end)}" y1="{_f(y)}" y2="{_f(y)}" stroke="currentColor"/>'
                    f'<text class="tick-label" x="{_f(x - 6)}" y="{_f(y + 4)}" text-anchor="end">{escape(text)}</text>')
@@ -222,7 +223,7 @@ def frontier_path(points: Sequence[Mapping[str, Any]], x: Callable[[float], floa
     if not front:
         return ""
     d = [f"M{_f(x(front[0]['price']))},{_f(y(front[0]['score']))}"]
-    for a, b in zip(front, front[1:]):
+    for _, b in pairwise(front):
         d.append(f"H{_f(x(b['price']))}V{_f(y(b['score']))}")
     return "".join(d)
 
