@@ -490,8 +490,7 @@ def test_recorded_mode_reads_bundled_demo_payloads(tmp_path):
             s["url"] = f"http://127.0.0.1:{closed_port()}/x"
     cfg = SiteConfig.model_validate(data)
     present = [s for s in cfg.sources if s.enabled and s.recorded_path(base) and s.recorded_path(base).exists()]
-    if not present:
-        pytest.skip("no bundled demo payloads yet (builder/data/demo is empty)")
+    assert present, "no bundled demo payloads under builder/data/demo"
     by = {s.source: s for s in fetch_all(cfg, base, live=False, progress=False, now=T1)}
     stored = load_payloads(cfg, base)
     for s in present:

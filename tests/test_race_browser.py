@@ -253,7 +253,6 @@ def test_two_hundred_frames(open_race, sites):
     page.click("#race-pause")
 
 
-@pytest.mark.skipif(not AXE.exists(), reason="axe-core not installed (npm ci)")
 def test_axe_finds_no_wcag_a_or_aa_violations(browser, sites):
     origin, _ = sites
     context = browser.new_context(bypass_csp=True)  # axe is injected inline: the page's CSP rightly forbids it

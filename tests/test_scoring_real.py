@@ -13,6 +13,7 @@ import yaml
 from click.testing import CliRunner
 
 from builder.context import Context, Group
+from conftest import require_shared_data
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot
@@ -52,8 +53,7 @@ def config_dict(recorded: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def real():
-    if not DATA.is_dir():
-        pytest.skip(f"real upstream data not present at {DATA}")
+    require_shared_data(DATA)
     from builder.scoring.select import select_observations
     from builder.sources import parse_payload
 
@@ -111,8 +111,7 @@ cli.add_command(explain)
 
 
 def test_score_command_writes_a_snapshot(tmp_path):
-    if not DATA.is_dir():
-        pytest.skip(f"real upstream data not present at {DATA}")
+    require_shared_data(DATA)
     from builder.config import load_config
     from builder.fetch import fetch_all
 

@@ -14,6 +14,7 @@ def load_sections() -> None:
     global _LOADED
     if _LOADED:
         return
+    from builder.charts import pages as chart_pages
     from builder.evals import pages as evals_pages
     from builder.evidence import pages as evidence_pages
     from builder.history import race
@@ -23,5 +24,5 @@ def load_sections() -> None:
     evals_pages.register()
     evidence_pages.register()
     race.register()
-    __import__("builder.charts.pages", fromlist=["register"]).register()  # Charts, after Race
+    chart_pages.register()
     _LOADED = True
