@@ -303,7 +303,7 @@ def compute_arena_variant(
         path = Path(tmp) / battles_path.name
         if write_battles_jsonl(rows(), path) == 0:
             return None
-        return compute_arena_section(path, cfg.arena)
+        return compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
 
 
 def compute_day_snapshot(
