@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,24 +22,14 @@ from typing import Any
 
 import click
 
+from builder.context import Group
 from builder.errors import UserError
-
-
-class _ArenaGroup(click.Group):
-    """Turns ``UserError`` into one line and its exit code (also when used on its own)."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except UserError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(exc.exit_code)
 
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-@click.group(cls=_ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 def arena() -> None:
     """Arena: Bradley-Terry ratings, intervals and history from pairwise battles."""
 

@@ -21,6 +21,15 @@ class PayloadError(Exception):
     """The payload as a whole is unreadable; the message names the file and what is wrong."""
 
 
+def row_url(source: SourceConfig, payload: Payload) -> str:
+    """The link an observation carries: the source's live URL, else its home page, else
+    the payload's origin, whichever is first an http(s) URL ("" when none is)."""
+    for candidate in (source.url, source.homepage, payload.origin):
+        if candidate and candidate.startswith(("http://", "https://")):
+            return candidate
+    return ""
+
+
 def parse_payload(payload: Payload, source: SourceConfig) -> ParseResult:
     """Dispatch to ``builder.sources.<kind>.parse``."""
     module = importlib.import_module(f"builder.sources.{source.kind}")

@@ -49,7 +49,7 @@ import yaml
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError
+from builder.sources import PayloadError, row_url
 from builder.sources.validate import check_score
 
 SINGLE_MODEL_FORMATS = ("whole", "diff", "diff-fenced")
@@ -132,11 +132,6 @@ def run_rule_problems(run: dict[str, Any], commit: str | None, when: date | None
     return problems
 
 
-def _row_url(source: SourceConfig, payload: Payload) -> str:
-    for candidate in (source.url, source.homepage, payload.origin):
-        if candidate and candidate.startswith(("http://", "https://")):
-            return candidate
-    return ""
 
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
@@ -156,7 +151,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     if not isinstance(runs, list):
         raise PayloadError(f"{name}: expected a list of runs, got {type(runs).__name__}")
 
-    url = _row_url(source, payload)
+    url = row_url(source, payload)
     release = source.release or ""
     observations: list[Observation] = []
     for index, run in enumerate(runs, start=1):

@@ -33,7 +33,7 @@ from datetime import date, datetime
 
 from builder.config import SourceConfig
 from builder.records import ModelInfo, Observation, ParseResult, Payload
-from builder.sources import PayloadError
+from builder.sources import PayloadError, row_url
 from builder.sources.validate import check_score
 
 REQUIRED_COLUMNS = ("Model version", "ECI Score")
@@ -77,11 +77,6 @@ def open_weight_of(accessibility: str | None) -> bool | None:
     return None
 
 
-def _row_url(source: SourceConfig, payload: Payload) -> str:
-    for candidate in (source.url, source.homepage, payload.origin):
-        if candidate and candidate.startswith(("http://", "https://")):
-            return candidate
-    return ""
 
 
 def _clean(value: str | None) -> str | None:
@@ -105,7 +100,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         raise PayloadError(f"{name}: missing column(s) {', '.join(missing)}")
     reader.fieldnames = header
 
-    url = _row_url(source, payload)
+    url = row_url(source, payload)
     release = source.release or ""
     observations: list[Observation] = []
     models: list[ModelInfo] = []

@@ -55,7 +55,7 @@ from statistics import fmean
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError
+from builder.sources import PayloadError, row_url
 from builder.sources.validate import check_score
 
 FEED_ALIASES: dict[str, str] = {"if": "instruction_following"}
@@ -120,10 +120,7 @@ def _load_categories(key: str, blob: bytes) -> dict[str, list[str]]:
 def _row_url(source: SourceConfig, payload: Payload, table_name: str) -> str:
     if source.url and source.url.endswith("/"):
         return source.url + table_name
-    for candidate in (source.url, source.homepage, payload.origin):
-        if candidate and candidate.startswith(("http://", "https://")):
-            return candidate
-    return ""
+    return row_url(source, payload)
 
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:

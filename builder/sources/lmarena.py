@@ -28,7 +28,7 @@ from typing import Any
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError
+from builder.sources import PayloadError, row_url
 from builder.sources.validate import check_score
 
 #: upstream category -> feed suffix
@@ -53,11 +53,6 @@ def _bound(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _row_url(source: SourceConfig, payload: Payload) -> str:
-    for candidate in (source.url, source.homepage, payload.origin):
-        if candidate and candidate.startswith(("http://", "https://")):
-            return candidate
-    return ""
 
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
@@ -74,7 +69,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
 
     published = source.date or payload.fetched_at.date()
     release = source.release or published.isoformat()
-    url = _row_url(source, payload)
+    url = row_url(source, payload)
     observations: list[Observation] = []
     for category, suffix in CATEGORY_FEEDS.items():
         table = data.get(category)
