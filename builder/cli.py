@@ -7,6 +7,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import click
@@ -68,7 +69,7 @@ def select_cmd(obj: Context, fmt: str, output: str | None) -> None:
         with open(output, "w", encoding="utf-8", newline="") as fh:
             write_select(rows, fmt, fh)
     else:
-        write_select(rows, fmt, click.get_text_stream("stdout"))
+        write_select(rows, fmt, sys.stdout)
 
 
 @main.command()
