@@ -41,9 +41,10 @@ def fetch(obj: Context, live: bool | None, progress: bool) -> None:
     A failed source never stops the others and never overwrites its last good payload.
     """
     cfg, base = obj.load()
-    from builder.fetch import fetch_all, format_status_table
+    from builder.fetch import format_status_table
+    from builder.pipeline import fetch_everything
 
-    statuses = fetch_all(cfg, base, live=bool(live), progress=progress)
+    statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
     click.echo(format_status_table(statuses))
 
 

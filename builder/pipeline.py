@@ -142,12 +142,12 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
     previous = previous_snapshot(snapshots_dir, now.date())
     snapshot = compute_snapshot(inputs, cfg, now, previous)
     snapshot["demo"] = cfg.demo
-    if cfg.arena.enabled and cfg.arena.battles:
+    live = any(s is not None and s.live for s in inputs.statuses.values())
+    battles = battles_path(cfg, base, live=live)
+    if battles is not None:
         from builder.pairwise.arena import compute_arena_section
 
-        snapshot["arena"] = compute_arena_section(
-            resolve_data_path(cfg.arena.battles, base), cfg.arena, history_bootstrap=cfg.arena.history_bootstrap
-        )
+        snapshot["arena"] = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
@@ -157,6 +157,31 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
 
         snapshot["index"] = compute_index_section(snapshot, cfg.index)
     return snapshot
+
+
+def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
+    """The battles file the Arena page is fitted from: after a live fetch, the last complete
+    live dump in the store (never the bundled demo file); offline, the configured file."""
+    if not cfg.arena.enabled:
+        return None
+    if live:
+        from builder.fetch import store_path
+        from builder.fetch_battles import stored_battles
+
+        return stored_battles(cfg.arena, store_path(cfg, base))
+    return resolve_data_path(cfg.arena.battles, base) if cfg.arena.battles else None
+
+
+def fetch_everything(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None) -> list[FetchStatus]:
+    """Every source, and with ``live`` the Arena battles dump (streamed, resumable)."""
+    from builder.fetch import fetch_all, store_path
+
+    statuses = fetch_all(cfg, base, live=live, progress=progress, now=now)
+    if live and cfg.arena.enabled and cfg.arena.live_url:
+        from builder.fetch_battles import fetch_battles
+
+        statuses.append(fetch_battles(cfg.arena, cfg.fetch, store_path(cfg, base), progress=progress, now=now))
+    return statuses
 
 
 def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = None) -> Path:
@@ -189,7 +214,6 @@ def build(
     progress: bool = False,
 ) -> BuildReport:
     """The whole job: fetch, parse, select, score, write the snapshot, render, verify."""
-    from builder.fetch import fetch_all
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
 
@@ -198,7 +222,7 @@ def build(
     snaps = snapshots_dir or snapshots_path(cfg, base)
     t = Timings()
     with t.stage("fetch"):
-        statuses = fetch_all(cfg, base, live=live, progress=progress, now=now)
+        statuses = fetch_everything(cfg, base, live=live, progress=progress, now=now)
     with t.stage("score"):
         snapshot = compute_full_snapshot(cfg, base, now, snaps)
     with t.stage("snapshot"):

@@ -1,0 +1,199 @@
+"""The live Arena battles dump: one large file streamed to disk, resumable, size-capped.
+
+The public clean_battle dump is about 2 GB, too big to hold in memory like the other
+payloads. It is streamed into ``<store>/battles/<file>.part``; an interrupted download
+(dropped connection, timeout, killed process) keeps the part file, and the next attempt asks
+only for the rest with an HTTP ``Range`` request. A server that ignores ``Range`` (200
+instead of 206) restarts the file from zero. Only a complete, capped download is renamed to
+``<store>/battles/<file>``, so the previous complete dump stays in use until a new one has
+fully arrived. The attempt's status (``FetchStatus``) is written beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit
+
+import httpx
+import tenacity
+
+from builder.config import ArenaConfig, FetchSettings
+import builder.fetch as fetch_module
+from builder.fetch import FetchError, make_client
+from builder.records import FetchStatus
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Download:
+    """A finished download: where it is, how big, and from which byte it resumed."""
+
+    path: Path
+    bytes: int
+    resumed_from: int
+    http_status: int
+
+
+def _file_name(url: str) -> str:
+    name = PurePosixPath(urlsplit(url).path).name
+    return name if name and name not in (".", "..") else "battles.json"
+
+
+def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float, max_bytes: int,
+                   report) -> Download:
+    """One GET of the rest of ``url`` appended to ``part``; raises FetchError."""
+    have = part.stat().st_size if part.exists() else 0
+    # Byte ranges only make sense on the file as stored: ask for no content coding.
+    headers = {"Accept-Encoding": "identity", **({"Range": f"bytes={have}-"} if have else {})}
+    try:
+        with client.stream("GET", url, timeout=timeout, headers=headers) as resp:
+            code = resp.status_code
+            if code == 416 and have:  # nothing left to send: the part file is complete
+                total = resp.headers.get("content-range", "").rpartition("/")[2]
+                if total.isdigit() and int(total) == have:
+                    return Download(part, have, have, code)
+                part.unlink()
+                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting", http_status=code, retryable=True)
+            if code >= 500:
+                raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
+            if code not in (200, 206):
+                raise FetchError(f"HTTP {code} from {url}", http_status=code)
+            start = have if code == 206 else 0  # 200: the server ignored Range, start over
+            length = resp.headers.get("content-length", "")
+            if length.isdigit() and start + int(length) > max_bytes:
+                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of {max_bytes} bytes ({url})",
+                                 http_status=code)
+            done = start
+            with open(part, "ab" if start else "wb") as fh:
+                for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
+                    done += len(chunk)
+                    if done > max_bytes:
+                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, aborted ({url})",
+                                         http_status=code)
+                    fh.write(chunk)
+                    report(done, int(length) + start if length.isdigit() else None)
+            return Download(part, done, start, code)
+    except httpx.TimeoutException as exc:
+        raise FetchError(f"timed out after {timeout:g} s fetching {url} (kept {_size(part)} bytes to resume)", retryable=True) from exc
+    except httpx.TransportError as exc:
+        raise FetchError(f"network error fetching {url}: {type(exc).__name__} (kept {_size(part)} bytes to resume)",
+                         retryable=True) from exc
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class _Progress:
+    """Bytes downloaded, on stderr when it is a terminal."""
+
+    def __init__(self, enabled: bool, name: str) -> None:
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+            self.bar = Progress("battles " + name, BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                                console=Console(stderr=True))
+            self.bar.start()
+            self.task = self.bar.add_task("", total=None)
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def battles_dir(store_dir: Path) -> Path:
+    return store_dir / "battles"
+
+
+def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, *, progress: bool = False,
+                  now: datetime | None = None, timeout: float = 60.0) -> FetchStatus:
+    """Download ``arena.live_url`` into the store (resuming a partial download); never raises
+    for an upstream failure: the status says what happened and the last complete dump stays."""
+    now = now or datetime.now(timezone.utc)
+    url = arena.live_url or ""
+    folder = battles_dir(store_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = _file_name(url)
+    final, part = folder / name, folder / (name + ".part")
+    previous = read_battles_status(store_dir)
+    kept_at = previous.payload_fetched_at if previous and final.exists() else None
+
+    def failed(error: str, http_status: int | None = None) -> FetchStatus:
+        status = FetchStatus("arena-battles", False, http_status, error, _size(part), None, now, kept_at, url, True)
+        write_battles_status(store_dir, status)
+        return status
+
+    if not url.startswith(("http://", "https://")):
+        return failed("no live URL configured for the Arena battles (arena.live_url)")
+    report = _Progress(progress, name)
+    retrying = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(settings.retries),
+        wait=tenacity.wait_exponential(multiplier=settings.backoff),
+        retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
+        sleep=lambda seconds: fetch_module._sleep(seconds),  # patched in tests
+        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception()),
+    )
+    try:
+        with make_client(settings) as client:
+            got = retrying(_download_once, client, url, part, timeout=timeout, max_bytes=arena.live_max_bytes, report=report)
+    except tenacity.RetryError as err:
+        last = err.last_attempt.exception()
+        return failed(f"{last} (gave up after {settings.retries} attempts)", getattr(last, "http_status", None))
+    except FetchError as exc:
+        if "too large" in str(exc):
+            part.unlink(missing_ok=True)  # never resume past the cap
+        return failed(str(exc), exc.http_status)
+    finally:
+        report.close()
+    os.replace(part, final)
+    status = FetchStatus("arena-battles", True, got.http_status, None, got.bytes, _sha256(final), now, now, url, True)
+    write_battles_status(store_dir, status)
+    log.info("battles: %d bytes (resumed from byte %d)", got.bytes, got.resumed_from)
+    return status
+
+
+def write_battles_status(store_dir: Path, status: FetchStatus) -> None:
+    path = battles_dir(store_dir) / "status.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(status.to_json(), indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_battles_status(store_dir: Path) -> FetchStatus | None:
+    path = battles_dir(store_dir) / "status.json"
+    try:
+        return FetchStatus.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def stored_battles(arena: ArenaConfig, store_dir: Path) -> Path | None:
+    """The last complete live dump in the store, or None."""
+    if not arena.live_url:
+        return None
+    final = battles_dir(store_dir) / _file_name(arena.live_url)
+    return final if final.is_file() else None

@@ -1,0 +1,168 @@
+"""The live battles dump: streamed to disk, resumed with Range after a dropped connection,
+capped, and never replacing the last complete dump with a partial one. Against a real HTTP
+server on 127.0.0.1 that honours Range and drops connections on request."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from datetime import datetime, timezone
+
+import pytest
+
+import builder.fetch as fetch_module
+from builder.config import ArenaConfig, FetchSettings
+from builder.fetch_battles import battles_dir, fetch_battles, read_battles_status, stored_battles
+
+BODY = b"".join(b'{"model_a": "m%d", "model_b": "m%d", "winner": "model_a"}\n' % (i % 7, (i + 1) % 7) for i in range(20000))
+NOW = datetime(2026, 11, 30, 6, 45, tzinfo=timezone.utc)
+
+
+class Server:
+    """Serves BODY at /clean_battle.jsonl with Range support; ``drop_after`` makes the next
+    response stop after that many bytes (the connection closes mid-body)."""
+
+    def __init__(self) -> None:
+        self.requests: list[str | None] = []
+        self.drop_after: list[int] = []
+        self.ignore_range = False
+        self.status = 200
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                rng = self.headers.get("Range")
+                outer.requests.append(rng)
+                if outer.status != 200:
+                    self.send_response(outer.status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                start = 0
+                if rng and not outer.ignore_range:
+                    start = int(rng.removeprefix("bytes=").rstrip("-"))
+                    if start >= len(BODY):
+                        self.send_response(416)
+                        self.send_header("Content-Range", f"bytes */{len(BODY)}")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{len(BODY) - 1}/{len(BODY)}")
+                else:
+                    self.send_response(200)
+                body = BODY[start:]
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if outer.drop_after:
+                    cut = outer.drop_after.pop(0)
+                    self.wfile.write(body[:cut])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(body)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/clean_battle.jsonl"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setattr(fetch_module, "_sleep", lambda s: None)
+    s = Server()
+    yield s
+    s.close()
+
+
+def _arena(url: str, cap: int = 10_000_000) -> ArenaConfig:
+    return ArenaConfig(live_url=url, live_max_bytes=cap)
+
+
+SETTINGS = FetchSettings(retries=3, backoff=0.01)
+
+
+def test_complete_download(server, tmp_path):
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok and status.bytes == len(BODY)
+    assert stored_battles(_arena(server.url), tmp_path).read_bytes() == BODY
+    assert read_battles_status(tmp_path).sha256 == status.sha256
+    assert server.requests == [None]
+
+
+def test_dropped_connection_resumes_with_range(server, tmp_path):
+    server.drop_after = [300_000]
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok, status.error
+    assert stored_battles(_arena(server.url), tmp_path).read_bytes() == BODY
+    assert server.requests[0] is None and server.requests[1].startswith("bytes=") and server.requests[1] != "bytes=0-"
+    assert not list(battles_dir(tmp_path).glob("*.part"))
+
+
+def test_resume_across_runs_keeps_the_part_file(server, tmp_path):
+    server.drop_after = [100_000, 50_000, 50_000]  # every attempt of the first run drops
+    first = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert not first.ok and "resume" in first.error
+    part = next(battles_dir(tmp_path).glob("*.part"))
+    assert part.stat().st_size == 200_000 and stored_battles(_arena(server.url), tmp_path) is None
+    second = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert second.ok and stored_battles(_arena(server.url), tmp_path).read_bytes() == BODY
+    assert server.requests[-1] == "bytes=200000-"
+
+
+def test_server_that_ignores_range_restarts_cleanly(server, tmp_path):
+    server.drop_after = [100_000]
+    server.ignore_range = True
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok and stored_battles(_arena(server.url), tmp_path).read_bytes() == BODY
+
+
+def test_size_cap_discards_and_keeps_previous_dump(server, tmp_path):
+    assert fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
+    before = stored_battles(_arena(server.url), tmp_path).read_bytes()
+    status = fetch_battles(_arena(server.url, cap=1000), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "cap" in status.error
+    assert status.payload_fetched_at == NOW  # the earlier complete dump stays in use
+    assert stored_battles(_arena(server.url), tmp_path).read_bytes() == before
+    assert not list(battles_dir(tmp_path).glob("*.part"))
+
+
+def test_http_errors_fail_with_reason(server, tmp_path):
+    server.status = 404
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and status.http_status == 404 and len(server.requests) == 1
+    server.status = 503
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "gave up after 3 attempts" in status.error
+
+
+def test_no_live_url(tmp_path):
+    status = fetch_battles(ArenaConfig(live_url=None), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "no live URL" in status.error
+
+
+def test_live_builds_fit_the_stored_dump_never_the_bundled_file(server, tmp_path):
+    from pathlib import Path
+
+    from builder.config import load_config
+    from builder.pipeline import battles_path
+
+    root = Path(__file__).resolve().parents[1]
+    cfg, base = load_config(root / "site.yml")
+    cfg = cfg.model_copy(update={
+        "fetch": cfg.fetch.model_copy(update={"store": str(tmp_path / "store")}),
+        "arena": cfg.arena.model_copy(update={"live_url": server.url}),
+    })
+    assert battles_path(cfg, base, live=False).name == "clean_battle_demo.jsonl"
+    assert battles_path(cfg, base, live=True) is None  # nothing fetched yet: no Arena, no demo
+    assert fetch_battles(cfg.arena, SETTINGS, tmp_path / "store", now=NOW).ok
+    assert battles_path(cfg, base, live=True).read_bytes() == BODY
