@@ -128,3 +128,26 @@ def test_build_refuses_to_publish_numbers_that_do_not_rebuild(tmp_path, monkeypa
         build(cfg, base, out=out, now=NOW, snapshots_dir=tmp_path / "snapshots")
     assert (out / "data" / "boards-evidence.json").read_bytes() == before  # previous site kept
     assert not list(tmp_path.glob(".site.new-*"))
+
+
+def test_recompute_reads_the_site_url(built):
+    """A reader can point the script at the published site instead of local files."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/data/"
+        proc = subprocess.run([sys.executable, "-I", "-S", str(built / "data" / "recompute.py"), url],
+                              capture_output=True, text=True, timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "everything rebuilt" in proc.stdout
