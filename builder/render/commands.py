@@ -74,6 +74,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 
     With ``strict``, any warning raises ``CheckFailed`` before the swap (the old site stays).
     """
+    from builder.pipeline import verify_or_fail
     from builder.render.site import render_site, write_site_atomically
 
     snapshot = _load_snapshot(snapshot_path)
@@ -92,6 +93,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
                                banner_warnings=banner_warnings)
         if strict and warnings:
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
+        verify_or_fail(tmp)  # a site whose numbers do not rebuild is never swapped in
         return warnings
 
     return write_site_atomically(out, build)
