@@ -121,9 +121,14 @@ def make_env(templates: Path) -> jinja2.Environment:
 
 
 def find_dir(base: Path, name: str) -> Path:
-    """``base/name`` when it exists, else the repository's own (templates/, content/)."""
+    """``base/name`` when it exists, else the repository's own (templates/, content/), else
+    the copy an installed wheel carries (``builder._templates``, ``builder._content``)."""
     p = base / name
-    return p if p.is_dir() else REPO_ROOT / name
+    if p.is_dir():
+        return p
+    if (REPO_ROOT / name).is_dir():
+        return REPO_ROOT / name
+    return Path(__file__).resolve().parents[1] / f"_{name}"
 
 
 # --------------------------------------------------------------------------- site
