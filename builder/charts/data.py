@@ -47,7 +47,7 @@ from builder.history.race import (
     order_snapshots,
 )
 from builder.render.exports import RATING_LICENCE
-from builder.render.safety import model_slug
+from builder.render.safety import csv_cell, model_slug
 
 DEFAULT_LINES = 10
 "Lines shown by default on a rating-history chart: the top N at the latest date."
@@ -373,16 +373,6 @@ CSV_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
-
-
 def _csv_rows(doc: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     kind = doc["chart"]
     rows: list[tuple[Any, ...]] = []
@@ -423,7 +413,7 @@ def render_chart_csv(doc: Mapping[str, Any]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS[doc["chart"]])
     for row in _csv_rows(doc):
-        w.writerow([_cell(v) for v in row])
+        w.writerow([csv_cell(v) for v in row])
     return buf.getvalue()
 
 

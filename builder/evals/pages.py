@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from builder.evals.report import REPORT_SCHEMA
 from builder.pairwise.pages import identity_for, spelling_identities
-from builder.render.safety import model_slug
+from builder.render.safety import csv_cell, model_slug
 
 if TYPE_CHECKING:
     from builder.render.site import SiteWriter
@@ -174,7 +174,7 @@ def render_suite_csv(suite: Mapping[str, Any]) -> str:
         for n, r in enumerate(board.get("rows") or [], 1):
             values = [metric, n, *(r.get(c) for c in EVAL_CSV_COLUMNS[2:])]
             values += [(r.get("categories") or {}).get(c) for c in cats]
-            w.writerow(["" if v is None else v for v in values])
+            w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 
@@ -186,7 +186,7 @@ def render_pairwise_csv(suite: Mapping[str, Any]) -> str:
     for metric, board in _boards(suite):
         for p in board.get("pairwise") or []:
             values = [metric, *(p.get(c) for c in PAIRWISE_CSV_COLUMNS[1:-1]), p.get("significant") is True]
-            w.writerow(["" if v is None else ("true" if v is True else "false" if v is False else v) for v in values])
+            w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 

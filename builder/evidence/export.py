@@ -22,6 +22,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from builder.render.safety import csv_cell
+
 RECOMPUTE = Path(__file__).with_name("recompute.py")
 INDEX_LICENCE = "CC BY 4.0"
 BOARDS_LICENCE = "CC BY-SA 4.0"
@@ -147,7 +149,7 @@ def render_index_csv(evidence: Mapping[str, Any], board: str) -> str:
     w.writerow(INDEX_CSV_COLUMNS)
     for m in rows:
         f = m["families"]
-        w.writerow([m["rank"][board], m["identityKey"], m["name"], m.get("maker") or "", m["basis"],
+        w.writerow([m["rank"][board], csv_cell(m["identityKey"]), csv_cell(m["name"]), csv_cell(m.get("maker")), m["basis"],
                     f"{m['score']:.1f}", f"{m['confidence']:.1f}",
                     *(f"{f[k]:.1f}" if k in f else "" for k in ("general", "coding", "agent", "reasoning"))])
     return buf.getvalue()

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from builder.pairwise.arena import TABLE_COLUMNS
+from builder.render.safety import csv_cell
 
 if TYPE_CHECKING:  # the renderer imports this module through load_sections; keep it one-way
     from builder.render.site import SiteWriter
@@ -261,7 +262,7 @@ def render_ratings_csv(arena: Mapping[str, Any]) -> str:
     w = csv.DictWriter(buf, fieldnames=list(RATING_COLUMNS), lineterminator="\n")
     w.writeheader()
     for row in _rating_rows(arena):
-        w.writerow({k: ("" if v is None else v) for k, v in row.items()})
+        w.writerow({k: csv_cell(v) for k, v in row.items()})
     return buf.getvalue()
 
 

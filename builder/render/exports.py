@@ -14,6 +14,8 @@ import io
 import json
 from typing import Any, Mapping, Sequence
 
+from builder.render.safety import csv_cell
+
 RATING_LICENCE = "CC BY-SA 4.0"
 
 #: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
@@ -66,18 +68,6 @@ def board_families(board: Mapping[str, Any]) -> list[str]:
     return sorted(weights, key=lambda f: (-float(weights[f]), f))
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return ";".join(str(x) for x in v)
-    return str(v)
-
-
 def render_board_csv(board: Mapping[str, Any]) -> str:
     """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
     fams = board_families(board)
@@ -89,7 +79,7 @@ def render_board_csv(board: Mapping[str, Any]) -> str:
         for row in rows:
             values = [strip] + [row.get(c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
             values += [(row.get("families") or {}).get(f) for f in fams]
-            w.writerow([_cell(v) for v in values])
+            w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 

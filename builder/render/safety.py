@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 #: The Content-Security-Policy every page carries in a meta tag: nothing from another origin,
@@ -54,3 +55,25 @@ def model_slug(identity: str) -> str:
     base = re.sub(r"\.{2,}", ".", base)[:60] or "model"
     digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
     return f"{base}-{digest}"
+
+
+# A spreadsheet treats a cell that starts with one of these as a formula ("CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(v: Any) -> str:
+    """One value as a CSV cell of a download: None empty, booleans true/false, floats exact
+    (repr), lists ';'-joined, and text from upstream that a spreadsheet would run as a
+    formula prefixed with an apostrophe (the JSON downloads keep the text unchanged)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (int,)):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        v = ";".join(str(x) for x in v)
+    text = str(v)
+    return "'" + text if text.startswith(_FORMULA_START) else text

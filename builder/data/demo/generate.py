@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import uuid
 import zlib
 from datetime import date, datetime, timedelta, timezone

@@ -1,0 +1,34 @@
+"""CSV downloads never hand a spreadsheet a formula from upstream text."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from builder.render.exports import render_board_csv
+from builder.render.safety import csv_cell
+
+
+@pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
+def test_formula_text_is_neutralised(text):
+    assert csv_cell(text) == "'" + text
+
+
+def test_ordinary_values_are_unchanged():
+    assert csv_cell("claude-opus-5.5") == "claude-opus-5.5"
+    assert csv_cell(-1.5) == "-1.5" and csv_cell(-3) == "-3"  # numbers stay numbers
+    assert csv_cell(None) == "" and csv_cell(True) == "true" and csv_cell(0.1) == "0.1"
+    assert csv_cell(["a", "b"]) == "a;b"
+
+
+def test_board_csv_neutralises_a_hostile_model_name():
+    board = {"weights": {"reasoning": 1.0}, "rows": [
+        {"rank": 1, "model": "=cmd|' /C calc'!A0", "identity": "x", "r": 1500.25, "score": 1500,
+         "partial": False, "families": {"reasoning": 1500.25}, "evaluators": ["e1", "e2"]},
+    ], "new": []}
+    rows = list(csv.reader(io.StringIO(render_board_csv(board))))
+    cells = rows[1]
+    assert "'=cmd|' /C calc'!A0" in cells
+    assert not any(c.startswith("=") for c in cells)
