@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from builder.errors import UserError
 
@@ -133,10 +134,7 @@ class Battles:
         """True when file order is already chronological (rows without a time last)."""
         if self.tstamp is None:
             return True
-        t = self.tstamp
-        finite = np.isfinite(t)
-        n_finite = int(finite.sum())
-        return bool(finite[:n_finite].all() and np.all(t[1:n_finite] >= t[: n_finite - 1]))
+        return bool(_in_time_order(np.ascontiguousarray(self.tstamp, dtype=np.float64)))
 
     def chronological(self) -> np.ndarray:
         """Row order by timestamp (stable: file order breaks ties and orders rows without one)."""
@@ -602,3 +600,18 @@ __all__ = [
     "read_battles",
     "write_battles_jsonl",
 ]
+
+
+@njit(cache=True)
+def _in_time_order(t):  # pragma: no cover - compiled
+    """One pass: non-decreasing finite times, then only missing ones (NaN) to the end."""
+    prev = -np.inf
+    seen_missing = False
+    for x in t:
+        if np.isnan(x):
+            seen_missing = True
+        elif seen_missing or x < prev:
+            return False
+        else:
+            prev = x
+    return True
