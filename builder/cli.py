@@ -103,7 +103,11 @@ def build(obj: Context, live, out, base_url, strict, snapshots_dir, now, timings
         snapshots_dir=Path(snapshots_dir) if snapshots_dir else None,
         progress=True,
     )
-    click.echo(f"snapshot {report.snapshot_path} ({report.snapshot_action})")
+    if report.snapshot_action == "empty":
+        click.echo("snapshot: none saved today (no rows on any board)"
+                   + (f"; the site shows {report.snapshot_path.name}" if report.snapshot_path.exists() else ""))
+    else:
+        click.echo(f"snapshot {report.snapshot_path} ({report.snapshot_action})")
     click.echo(f"site written to {report.out}")
     for w in report.warnings:
         click.echo(f"warning: {w}", err=True)

@@ -227,7 +227,13 @@ def build(
         snapshot = compute_full_snapshot(cfg, base, now, snaps)
     with t.stage("snapshot"):
         path, action = write_snapshot(snapshot, snaps)
-        current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
+        if action == "empty":
+            # Nothing scored: keep showing the newest saved day (the guards judge its age).
+            saved = [p for p in list_snapshots(snaps) if p.stem <= snapshot["date"]]
+            path = saved[-1] if saved else path
+            current = load_snapshot(path) if saved else snapshot
+        else:
+            current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
     with t.stage("render"):
         history = [load_snapshot(p) for p in list_snapshots(snaps) if p != path]
 
@@ -238,6 +244,9 @@ def build(
 
         warnings = write_site_atomically(out, _render)
     failed = [s for s in statuses if not s.ok]
+    if action == "empty":
+        warnings.insert(0, "no rows on any board: today's snapshot was not saved"
+                        + (f"; the site shows {path.name}" if path.exists() else ""))
     warnings = [*(f"source {s.source} failed: {s.error}" for s in failed), *warnings]
     report = BuildReport(path, action, out, warnings, t, statuses)
     if strict and warnings:

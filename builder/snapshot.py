@@ -40,10 +40,13 @@ def _dump(snapshot: dict[str, Any]) -> str:
 
 
 def write_snapshot(snapshot: dict[str, Any], snapshots_dir: Path) -> tuple[Path, str]:
-    """Save ``snapshot`` as ``<dir>/<date>.json``; return (path, "written" | "replaced" | "kept").
+    """Save ``snapshot`` as ``<dir>/<date>.json``; return (path, "written" | "replaced" |
+    "kept" | "empty").
 
     An existing same-day file is replaced only by a snapshot with strictly more sources ok
-    (or when the existing file is unreadable); otherwise it is kept untouched.
+    (or when the existing file is unreadable); otherwise it is kept untouched. A snapshot
+    with no rows on any board (every source failed) is never saved ("empty"): it would only
+    push the last useful day out of the history and off the front page.
     """
     day = snapshot.get("date")
     try:
@@ -51,8 +54,10 @@ def write_snapshot(snapshot: dict[str, Any], snapshots_dir: Path) -> tuple[Path,
     except ValueError:
         raise UserError(f"snapshot date {day!r} is not an ISO date (YYYY-MM-DD)") from None
     snapshots_dir = Path(snapshots_dir)
-    snapshots_dir.mkdir(parents=True, exist_ok=True)
     path = snapshots_dir / f"{day}.json"
+    if not any(b.get("rows") for b in snapshot.get("boards") or []):
+        return path, "empty"
+    snapshots_dir.mkdir(parents=True, exist_ok=True)
     action = "written"
     if path.exists():
         try:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from builder.context import Context, pass_ctx
+from builder.errors import CheckFailed
 from builder.errors import UserError
 
 
@@ -50,6 +51,8 @@ def score(obj: Context, day: str | None, snapshots_dir: str | None) -> None:
     folder = snapshots_path(cfg, base, snapshots_dir)
     snapshot = compute_full_snapshot(cfg, base, now, folder)
     path, action = write_snapshot(snapshot, folder)
+    if action == "empty":
+        raise CheckFailed(f"no rows on any board (every rating source failed?): {path.name} was not saved")
     ranked = sum(len(b["rows"]) for b in snapshot["boards"])
     ok = sum(1 for s in snapshot["sources"] if s["status"] == "ok")
     click.echo(f"snapshot {path} ({action}): {len(snapshot['boards'])} boards, {ranked} ranked rows, "
