@@ -1,0 +1,42 @@
+"""Every snapshot committed in snapshots/ loads under the current schema, belongs to the
+current method, and renders a site whose numbers rebuild (regenerate with `make snapshots`)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from builder.config import load_config
+from builder.evidence.verify import verify_site
+from builder.render.site import render_site
+from builder.snapshot import check_guards, list_snapshots, load_snapshot
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = list_snapshots(ROOT / "snapshots")
+
+
+def test_there_is_a_demo_history():
+    assert len(SHIPPED) >= 8
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_snapshot_loads_and_matches_the_current_method(path):
+    cfg, _ = load_config(ROOT / "site.yml")
+    snap = load_snapshot(path)
+    assert snap["date"] == path.stem
+    assert snap["method_id"] == cfg.method_id(), "method changed: run `make snapshots` and review the diff"
+    assert snap["demo"] is True
+    created = datetime.fromisoformat(snap["created_at"])
+    assert check_guards(snap, created) == []
+
+
+def test_oldest_and_newest_render_and_rebuild(tmp_path):
+    cfg, base = load_config(ROOT / "site.yml")
+    for path in (SHIPPED[0], SHIPPED[-1]):
+        snap = load_snapshot(path)
+        out = tmp_path / path.stem
+        render_site(snap, [], cfg, base, out, now=datetime.fromisoformat(snap["created_at"]).astimezone(timezone.utc))
+        result = verify_site(out)
+        assert result.ok, result.output
