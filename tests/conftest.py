@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.server
 import os
 from pathlib import Path
 
@@ -66,3 +67,16 @@ def pytest_collection_modifyitems(config, items):
             readers[path] = '"shared"' in text or "shared_data" in text
         if readers[path]:
             item.add_marker(pytest.mark.skip(reason=f"real upstream test data not present at {SHARED_DATA}"))
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A local test server that does not print tracebacks when a browser drops a
+    keep-alive connection (ConnectionResetError is how Chromium says goodbye)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)

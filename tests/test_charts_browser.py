@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import QuietServer
 from test_charts import _arena, _history
 
 from builder.config import load_config
@@ -48,7 +49,7 @@ def site(tmp_path_factory):
     snaps = _history(5)
     snaps[-1]["arena"] = _arena(snaps[-1])
     snaps[-1]["boards"][0]["rows"][3]["partial"] = True
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -56,17 +57,6 @@ def site(tmp_path_factory):
     yield origin, www / "s"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        kwargs = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}
-        b = pw.chromium.launch(args=ARGS, **kwargs)
-        yield b
-        b.close()
 
 
 def _watch(page, origin: str) -> list[str]:

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from conftest import QuietServer
 
 from builder.config import load_config
 from builder.pipeline import build
@@ -36,7 +37,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def demo_site(tmp_path_factory):
     """(origin, [page paths]) of the bundled build served under /mb/ on 127.0.0.1."""
     www = tmp_path_factory.mktemp("demo-www")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     cfg, base = load_config(ROOT / "site.yml")
     cfg = cfg.model_copy(update={"fetch": cfg.fetch.model_copy(update={"store": str(www.parent / "store")})})

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import QuietServer
 from fixtures.make_snapshot import make_snapshot
 
 from builder.config import ArenaConfig, load_config
@@ -58,7 +59,7 @@ def sites(tmp_path_factory):
     multi = _history(6, NOW.date())
     multi[-1]["arena"] = compute_arena_section(BATTLES, ArenaConfig(bootstrap=10, history="month"))
     many = _history(200, NOW.date())
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     for name, snaps in (("multi", multi), ("one", multi[-1:]), ("many", many)):
         render_site(snaps[-1], snaps[:-1], cfg, ROOT, root / name, now=NOW, base_url=f"{origin}/{name}/")

@@ -16,11 +16,12 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from conftest import QuietServer
+from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
 from builder.render.safety import model_slug
 from builder.render.site import render_site
-from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +49,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def served(tmp_path_factory):
     """(origin, snapshot) with the fixture site at /modelboards/ and the XSS site at /xss/."""
     root = tmp_path_factory.mktemp("www")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     cfg, _ = load_config(FIXTURES / "site.yml")
     snapshot = json.loads((FIXTURES / "golden_snapshot.json").read_text(encoding="utf-8"))

@@ -69,3 +69,11 @@ def test_site_workflow_schedule_permissions_and_deploy():
     assert any(u.startswith("actions/configure-pages@") for u in uses)
     assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
     assert any(s.get("with", {}).get("cache") for s in build["steps"])  # dependency caching
+
+
+def test_one_browser_fixture_for_the_whole_suite():
+    """Playwright's sync API runs one loop per process: a second ``sync_playwright()`` in a
+    test module breaks whichever module xdist schedules after it on the same worker."""
+    offenders = [p.name for p in (ROOT / "tests").glob("test_*.py")
+                 if "sync_playwright" in p.read_text(encoding="utf-8") and p.name != "test_workflows.py"]
+    assert offenders == [], f"use the session `browser` fixture from tests/conftest.py in {offenders}"
