@@ -10,15 +10,12 @@ axe-core finds nothing at WCAG 2 A/AA.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import QuietServer
+from conftest import serve_directory
 from test_charts import _arena, _history
 
 from builder.config import load_config
@@ -29,16 +26,8 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 KINDS = ("price-quality", "history", "ranks", "spread")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +38,9 @@ def site(tmp_path_factory):
     snaps = _history(5)
     snaps[-1]["arena"] = _arena(snaps[-1])
     snaps[-1]["boards"][0]["rows"][3]["partial"] = True
-    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield origin, www / "s"
-    server.shutdown()
-    server.server_close()
+    with serve_directory(www) as origin:
+        render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
+        yield origin, www / "s"
 
 
 def _watch(page, origin: str) -> list[str]:

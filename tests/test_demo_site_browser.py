@@ -4,16 +4,13 @@ every section passes axe-core at WCAG 2 A and AA. New sections are covered autom
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import shutil
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import QuietServer
+from conftest import serve_directory
 
 from builder.config import load_config
 from builder.pipeline import build
@@ -22,23 +19,19 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
 def demo_site(tmp_path_factory):
     """(origin, [page paths]) of the bundled build served under /mb/ on 127.0.0.1."""
     www = tmp_path_factory.mktemp("demo-www")
-    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    with serve_directory(www) as origin:
+        yield origin, _build_demo(www, origin)
+
+
+def _build_demo(www, origin: str) -> list[str]:
+    """Build the bundled demo under www/mb for ``origin``; return its sitemap's page paths."""
     cfg, base = load_config(ROOT / "site.yml")
     cfg = cfg.model_copy(update={"fetch": cfg.fetch.model_copy(update={"store": str(www.parent / "store")})})
     snaps = www.parent / "snapshots"  # a copy: tests never write to the repository's snapshots
@@ -48,12 +41,7 @@ def demo_site(tmp_path_factory):
             shutil.copy(old, snaps / old.name)
     build(cfg, base, out=www / "mb", base_url=f"{origin}/mb/", now=NOW, snapshots_dir=snaps)
     sitemap = (www / "mb" / "sitemap.xml").read_text()
-    pages = sorted({u.removeprefix(f"{origin}/mb/") for u in re.findall(r"<loc>([^<]+)</loc>", sitemap)})
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield origin, pages
-    server.shutdown()
-    server.server_close()
+    return sorted({u.removeprefix(f"{origin}/mb/") for u in re.findall(r"<loc>([^<]+)</loc>", sitemap)})
 
 
 

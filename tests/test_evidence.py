@@ -132,22 +132,10 @@ def test_build_refuses_to_publish_numbers_that_do_not_rebuild(tmp_path, monkeypa
 
 def test_recompute_reads_the_site_url(built):
     """A reader can point the script at the published site instead of local files."""
-    import functools
-    import http.server
-    import threading
+    from conftest import serve_directory
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/data/"
-        proc = subprocess.run([sys.executable, "-I", "-S", str(built / "data" / "recompute.py"), url],
+    with serve_directory(built) as origin:
+        proc = subprocess.run([sys.executable, "-I", "-S", str(built / "data" / "recompute.py"), f"{origin}/data/"],
                               capture_output=True, text=True, timeout=300)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "everything rebuilt" in proc.stdout

@@ -9,16 +9,13 @@ console error or asks another origin for anything.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import QuietServer
+from conftest import serve_directory
 from fixtures.make_snapshot import make_snapshot
 
 from builder.config import ArenaConfig, load_config
@@ -31,15 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 BATTLES = ROOT / "builder" / "data" / "demo" / "battles" / "clean_battle_demo.jsonl"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
 
 
 def _history(n: int, last: date, models: int = 20) -> list[dict]:
@@ -59,15 +48,10 @@ def sites(tmp_path_factory):
     multi = _history(6, NOW.date())
     multi[-1]["arena"] = compute_arena_section(BATTLES, ArenaConfig(bootstrap=10, history="month"))
     many = _history(200, NOW.date())
-    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    for name, snaps in (("multi", multi), ("one", multi[-1:]), ("many", many)):
-        render_site(snaps[-1], snaps[:-1], cfg, ROOT, root / name, now=NOW, base_url=f"{origin}/{name}/")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield origin, root
-    server.shutdown()
-    server.server_close()
+    with serve_directory(root) as origin:
+        for name, snaps in (("multi", multi), ("one", multi[-1:]), ("many", many)):
+            render_site(snaps[-1], snaps[:-1], cfg, ROOT, root / name, now=NOW, base_url=f"{origin}/{name}/")
+        yield origin, root
 
 
 

@@ -7,16 +7,13 @@ its rows; hostile upstream strings stay inert; axe-core finds no WCAG 2 A/AA vio
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import QuietServer
+from conftest import serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
@@ -28,9 +25,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
 
 PAGE_TYPES = [
@@ -40,28 +34,18 @@ PAGE_TYPES = [
 ]
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
-
-
 @pytest.fixture(scope="session")
 def served(tmp_path_factory):
     """(origin, snapshot) with the fixture site at /modelboards/ and the XSS site at /xss/."""
     root = tmp_path_factory.mktemp("www")
-    server = QuietServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
     cfg, _ = load_config(FIXTURES / "site.yml")
     snapshot = json.loads((FIXTURES / "golden_snapshot.json").read_text(encoding="utf-8"))
     earlier = make_snapshot(20, seed=3, day="2026-11-28")
-    render_site(snapshot, [earlier], cfg, ROOT, root / "modelboards", now=NOW, base_url=f"{origin}/modelboards/")
     xss = json.loads((FIXTURES / "xss_snapshot.json").read_text(encoding="utf-8"))
-    render_site(xss, [], cfg, ROOT, root / "xss", now=NOW, base_url=f"{origin}/xss/")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield origin, snapshot, xss
-    server.shutdown()
-    server.server_close()
+    with serve_directory(root) as origin:
+        render_site(snapshot, [earlier], cfg, ROOT, root / "modelboards", now=NOW, base_url=f"{origin}/modelboards/")
+        render_site(xss, [], cfg, ROOT, root / "xss", now=NOW, base_url=f"{origin}/xss/")
+        yield origin, snapshot, xss
 
 
 
