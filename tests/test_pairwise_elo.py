@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from builder.pairwise import elo
 from builder.pairwise.battles import OUTCOMES, battles_from_columns
 from builder.pairwise.elo import (
     bootstrap_elo,
@@ -64,3 +65,51 @@ def test_bootstrap_elo_is_seeded():
     s1 = bootstrap_elo(b, 5, seed=3)
     assert s1.shape == (5, 5) and np.array_equal(s1, bootstrap_elo(b, 5, seed=3))
     assert not np.array_equal(s1, bootstrap_elo(b, 5, seed=4))
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["inline", "side-thread"])
+def test_side_work_on_either_thread_gives_the_same_result(monkeypatch, threaded):
+    """Large inputs count and check time order on a second thread while the chain runs on
+    the file order; out of order, the chain runs again sorted. Both paths, same answer."""
+
+    b = simulate_battles(random_skills(12, seed=5), 5000, seed=6, tie_prob=0.2).to_battles()
+    shuffled = b.take(np.random.default_rng(1).permutation(len(b)))
+    assert b.in_time_order() and not shuffled.in_time_order()
+    want = fit_online_elo(b)
+    monkeypatch.setattr(elo, "_THREAD_MIN", 0 if threaded else 10**12)
+    for battles in (b, shuffled):
+        got = fit_online_elo(battles)
+        for field in ("ratings", "matches", "wins", "ties"):
+            assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    bare = run_elo_codes(b.models, b.model_a, b.model_b, b.outcome, counts=False)
+    assert np.array_equal(bare.ratings, want.ratings) and bare.matches.size == 0
+
+
+def test_side_thread_errors_reach_the_caller(monkeypatch):
+
+    def broken(*args):
+        raise RuntimeError("counting failed")
+
+    b = simulate_battles(random_skills(4, seed=1), 200, seed=2).to_battles()
+    monkeypatch.setattr(elo, "_THREAD_MIN", 0)
+    monkeypatch.setattr(elo, "_elo_counts", broken)
+    with pytest.raises(RuntimeError, match="counting failed"):
+        fit_online_elo(b)
+
+
+def test_codes_and_marks_are_checked_before_the_unchecked_loop():
+    models = ("a", "b")
+    ok_a, ok_b, ok_o = np.array([0, 1], np.int32), np.array([1, 0], np.int32), np.array([0, 2], np.int8)
+    with pytest.raises(ValueError, match="out of range"):
+        run_elo_codes(models, np.array([0, 2], np.int32), ok_b, ok_o)
+    with pytest.raises(ValueError, match="out of range"):
+        run_elo_codes(models, ok_a, np.array([-1, 0], np.int32), ok_o)  # negative: huge unsigned
+    with pytest.raises(ValueError, match="out of range"):
+        run_elo_codes(models, ok_a, ok_b, np.array([0, 4], np.int8))
+    with pytest.raises(ValueError, match="differ in shape"):
+        run_elo_codes(models, ok_a, ok_b[:1], ok_o)
+    for marks in ([3], [-1], [2, 1]):
+        with pytest.raises(ValueError, match="marks"):
+            run_elo_codes(models, ok_a, ok_b, ok_o, marks=np.array(marks))
+    empty = run_elo_codes(models, ok_a[:0], ok_b[:0], ok_o[:0], marks=np.array([0]))
+    assert empty.ratings.tolist() == [1000.0, 1000.0] and empty.snapshots.tolist() == [[1000.0, 1000.0]]

@@ -602,7 +602,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # the Elo fit runs it beside its own loop
 def _in_time_order(t):  # pragma: no cover - compiled
     """One pass: non-decreasing finite times, then only missing ones (NaN) to the end."""
     prev = -np.inf

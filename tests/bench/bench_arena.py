@@ -231,12 +231,14 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
     t0 = time.perf_counter()
     battles = read_battles(path)
     load = time.perf_counter() - t0
+    # Online Elo first, on a quiet machine: the Bradley-Terry fit's LAPACK solves leave
+    # OpenBLAS threads spinning for a while, and on 2 cores they slow whatever runs next.
+    elo_numba = best(lambda: fit_online_elo(battles), 5)
     t0 = time.perf_counter()
     counts = count_pairs(battles)
     fit = fit_bt(counts)
     t_fit = time.perf_counter() - t0
-    out = {"load": load, "n_pairs": int(counts.i.size), "boot": {}}
-    out["elo_numba"] = best(lambda: fit_online_elo(battles), 3)
+    out = {"load": load, "n_pairs": int(counts.i.size), "boot": {}, "elo_numba": elo_numba}
     out["peak_mb"] = peak_mb()  # the whole pipeline once: read, count, fit, Elo (before any bootstrap)
     out["fit"] = min(t_fit, best(lambda: fit_bt(count_pairs(battles)), 2))
     for r in rounds:
@@ -248,6 +250,8 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
         lb = [names[k] for k in battles.model_b.tolist()]
         lw = [OUTCOMES[k] for k in battles.outcome.tolist()]
         out["elo_python"] = best(lambda: online_elo_python(la, lb, lw), 2)
+        ref, ours = online_elo_python(la, lb, lw), fit_online_elo(battles)
+        out["elo_identical"] = all(ref[m][0] == ours.ratings[k] for k, m in enumerate(names) if m in ref)
         out["elo_seed_class"] = best(lambda: seed_style_elo(la, lb, lw), 1)
         out["elo_seed_iterrows"] = seed_elo_iterrows(la, lb, lw)
     return out
@@ -319,7 +323,8 @@ def main() -> None:
             print(f"{'':>9} | online Elo: numba {e:.4f} s; plain Python loop {ours['elo_python']:.3f} s "
                   f"({ours['elo_python'] / e:.0f}x); seed-style object loop {ours['elo_seed_class']:.3f} s "
                   f"({ours['elo_seed_class'] / e:.0f}x); the seed's iterrows driver ~{ours['elo_seed_iterrows']:.1f} s "
-                  f"({ours['elo_seed_iterrows'] / e:.0f}x)")
+                  f"({ours['elo_seed_iterrows'] / e:.0f}x); numba = Python loop bit for bit: "
+                  f"{'yes' if ours['elo_identical'] else 'NO'}")
         if o1000 is not None:
             verdict = "yes" if o1000 < seed["fit"] else "NO"
             print(f"{'':>9} | ours fit + 1000 rounds ({o1000:.2f} s) faster than the seed's fit alone "
