@@ -103,3 +103,40 @@ def serve_directory(root: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class PageWatch:
+    """What a visitor's browser would complain about on one page: console errors (and
+    warnings when asked), uncaught exceptions, failed requests, HTTP errors, requests to
+    any other origin, and dialogs (dismissed). ``urls`` lists every request.
+
+    A request the browser cancels because the test navigated or closed the page
+    (``net::ERR_ABORTED``, e.g. a favicon still loading) is not the site's failure and is
+    not counted; a missing file still shows as an HTTP error and a blocked one as
+    ``ERR_BLOCKED_BY_*``.
+    """
+
+    def __init__(self, page, origin: str, *, warnings: bool = False) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.urls: list[str] = []
+        levels = ("error", "warning") if warnings else ("error",)
+        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type in levels else None)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", lambda r: self.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        page.on("request", lambda r: self._request(r, origin))
+        page.on("dialog", self._dialog)
+
+    def _failed(self, request) -> None:
+        if request.failure != "net::ERR_ABORTED":
+            self.errors.append(f"failed: {request.url} {request.failure}")
+
+    def _request(self, request, origin: str) -> None:
+        self.urls.append(request.url)
+        if not request.url.startswith(origin + "/"):
+            self.errors.append(f"foreign: {request.url}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import serve_directory
+from conftest import PageWatch, serve_directory
 from test_charts import _arena, _history
 
 from builder.config import load_config
@@ -43,16 +43,6 @@ def site(tmp_path_factory):
         yield origin, www / "s"
 
 
-def _watch(page, origin: str) -> list[str]:
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url} {r.failure}"))
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.on("request", lambda r: None if r.url.startswith(origin + "/") else errors.append(f"foreign: {r.url}"))
-    return errors
-
-
 @pytest.fixture
 def open_chart(browser, site):
     """open_chart(kind, **context options) -> (page, errors); errors must stay empty."""
@@ -63,7 +53,7 @@ def open_chart(browser, site):
         context = browser.new_context(viewport={"width": 1100, "height": 900}, **opts)
         contexts.append(context)
         page = context.new_page()
-        errors = _watch(page, origin)
+        errors = PageWatch(page, origin, warnings=True).errors
         watched.append(errors)
         page.goto(f"{origin}/s/charts/{kind}/")
         if opts.get("java_script_enabled", True):

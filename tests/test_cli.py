@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import pytest
 from click.testing import CliRunner
 
 from builder.cli import main

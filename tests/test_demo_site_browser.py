@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import serve_directory
+from conftest import PageWatch, serve_directory
 
 from builder.config import load_config
 from builder.pipeline import build
@@ -58,14 +58,6 @@ def _sample(pages: list[str]) -> list[str]:
     return keep
 
 
-def _watch(page, origin: str, errors: list[str]) -> None:
-    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url} {r.failure}"))
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.on("request", lambda r: None if r.url.startswith(origin + "/") else errors.append(f"foreign: {r.url}"))
-
-
 def test_sections_are_in_the_sitemap(demo_site):
     _, pages = demo_site
     for section in ("", "boards/orchestrator/", "capability-index/", "evidence/", "methodology/"):
@@ -78,8 +70,7 @@ def test_every_page_loads_cleanly(browser, demo_site):
     try:
         for path in _sample(pages):
             p = context.new_page()
-            errors: list[str] = []
-            _watch(p, origin, errors)
+            errors = PageWatch(p, origin).errors
             resp = p.goto(f"{origin}/mb/{path}", wait_until="load")
             assert resp is not None and resp.status == 200, path
             p.wait_for_timeout(50)  # let deferred scripts run

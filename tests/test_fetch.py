@@ -18,12 +18,13 @@ import tarfile
 import threading
 import time
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import QuietServer
 
 import builder.fetch as fetch_mod
 import builder.store as store_mod
@@ -127,14 +128,7 @@ class Server:
             def log_message(self, *args) -> None:
                 pass
 
-        class S(ThreadingHTTPServer):
-            daemon_threads = True
-            block_on_close = False
-
-            def handle_error(self, request, client_address) -> None:
-                pass
-
-        self.httpd = S(("127.0.0.1", 0), H)
+        self.httpd = QuietServer(("127.0.0.1", 0), H)
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

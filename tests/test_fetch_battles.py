@@ -9,6 +9,7 @@ import threading
 from datetime import datetime, timezone
 
 import pytest
+from conftest import QuietServer
 
 import builder.fetch as fetch_module
 from builder.config import ArenaConfig, FetchSettings
@@ -67,7 +68,7 @@ class Server:
                     return
                 self.wfile.write(body)
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/clean_battle.jsonl"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import serve_directory
+from conftest import PageWatch, serve_directory
 from fixtures.make_snapshot import make_snapshot
 
 from builder.config import ArenaConfig, load_config
@@ -55,26 +55,6 @@ def sites(tmp_path_factory):
 
 
 
-class Watch:
-    """Console errors, page errors, failed and foreign requests of one page."""
-
-    def __init__(self, page, origin: str) -> None:
-        self.errors: list[str] = []
-        self.urls: list[str] = []
-        page.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: self.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-        page.on("request", self._request(origin))
-
-    def _request(self, origin: str):
-        def on(r):
-            self.urls.append(r.url)
-            if not r.url.startswith(origin + "/"):
-                self.errors.append(f"foreign: {r.url}")
-        return on
-
-
 @pytest.fixture
 def open_race(browser, sites):
     """open_race(site, reduced=False, query="") -> (page, watch); errors are checked after the test."""
@@ -86,7 +66,7 @@ def open_race(browser, sites):
         page = context.new_page()
         if reduced:
             page.emulate_media(reduced_motion="reduce")
-        watch = Watch(page, origin)
+        watch = PageWatch(page, origin)
         page.goto(f"{origin}/{site}/race/{query}")
         page.wait_for_function("() => document.getElementById('race').hasAttribute('data-frame')")
         opened.append((context, watch))

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import serve_directory
+from conftest import PageWatch, serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
@@ -48,31 +48,11 @@ def served(tmp_path_factory):
         yield origin, snapshot, xss
 
 
-
-class Watch:
-    """Console errors, page errors, failed requests and foreign requests of one page."""
-
-    def __init__(self, page, origin: str) -> None:
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        page.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
-        page.on("response", lambda r: self.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-        page.on("request", lambda r: None if r.url.startswith(origin + "/") else self.errors.append(f"foreign: {r.url}"))
-
-        def on_dialog(d):
-            self.dialogs.append(d.message)
-            d.dismiss()
-
-        page.on("dialog", on_dialog)
-
-
 @pytest.fixture
 def page(browser, served):
     context = browser.new_context()
     p = context.new_page()
-    p.watch = Watch(p, served[0])
+    p.watch = PageWatch(p, served[0])
     yield p
     context.close()
 
@@ -83,7 +63,7 @@ def test_every_page_type_loads_cleanly(browser, served):
     try:
         for path in PAGE_TYPES:
             p = context.new_page()
-            watch = Watch(p, origin)
+            watch = PageWatch(p, origin)
             resp = p.goto(f"{origin}/modelboards/{path}")
             p.wait_for_load_state("load")
             assert resp is not None and resp.status == 200, path
