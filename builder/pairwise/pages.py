@@ -50,7 +50,7 @@ WINRATE_JSON = "data/arena/winrate.json"
 HEAT_BUCKETS = 10
 
 # Row CI bar inside the ratings table.
-BAR_W, BAR_H, BAR_PAD = 160, 16, 4
+BAR_W, BAR_H, BAR_PAD = 120, 16, 4
 # Rank-spread and battles charts: label column, plot area, row height.
 CHART_W, LABEL_X, PLOT_X0, PLOT_X1, ROW_H, TOP = 760, 262, 272, 744, 16, 22
 BATTLES_X1 = 680
