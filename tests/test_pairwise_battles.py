@@ -182,3 +182,26 @@ def test_real_genai_arena_file(shared_data):
     # 546 rows are not anonymous; one of them is the same-model row, already counted as bad.
     assert dict(anon.report.removed) == {"anony": 545} and len(anon) == 1515
     assert int((anon.outcome == bmod.TIE_BOTHBAD).sum()) > 0
+
+
+@pytest.mark.parametrize(
+    ("times", "in_order"),
+    [
+        ([], True),
+        ([float("nan")], True),
+        ([1.0, 1.0, 2.0], True),
+        ([1.0, 2.0, float("nan"), float("nan")], True),  # rows without a time go last
+        ([-float("inf"), 0.0, float("inf")], True),
+        ([2.0, 1.0], False),
+        ([float("nan"), 1.0], False),
+        ([1.0, float("nan"), 2.0], False),
+        ([1.0, 3.0, 2.0, float("nan")], False),
+    ],
+)
+def test_in_time_order(times, in_order):
+    n = len(times)
+    b = bmod.Battles(("a", "b"), np.zeros(n, np.int32), np.ones(n, np.int32), np.zeros(n, np.int8),
+                     np.array(times, dtype=np.float64))
+    assert b.in_time_order() is in_order
+    # in order exactly when sorting by time (stable, missing times last) changes nothing
+    assert bool(np.array_equal(b.chronological(), np.arange(n))) is in_order

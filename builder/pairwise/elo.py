@@ -43,7 +43,7 @@ K = 4.0
 INIT = 1000.0
 
 # Below this many battles a second thread costs more than it saves.
-_THREAD_MIN = 100_000
+_THREAD_MIN = 200_000
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -78,22 +78,23 @@ def _elo_updates(a, b, outcome, ratings, gain, k, c, start, stop):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
-def _elo_counts(a, b, outcome, n_models):  # pragma: no cover - compiled
-    """Battles played, won (ties excluded) and tied per model, shape (n_models,) each."""
-    matches = np.zeros(n_models, dtype=np.int64)
-    wins = np.zeros(n_models, dtype=np.int64)
-    ties = np.zeros(n_models, dtype=np.int64)
+def _elo_tally(a, b, outcome, n_models):  # pragma: no cover - compiled
+    """Battles per model, side and outcome: ``tally[m, o]`` as side A, ``tally[m, 4 + o]``
+    as side B; shape (n_models, 8). Two increments a battle, not six counters."""
+    tally = np.zeros((n_models, 2 * len(OUTCOMES)), dtype=np.int64)
     for t in range(a.shape[0]):
-        i = a[t]
-        j = b[t]
         o = outcome[t]
-        matches[i] += 1
-        matches[j] += 1
-        wins[i] += o == WIN_A
-        wins[j] += o == WIN_B
-        tie = o >= TIE
-        ties[i] += tie
-        ties[j] += tie
+        tally[a[t], o] += 1
+        tally[b[t], 4 + o] += 1
+    return tally
+
+
+def _elo_counts(a, b, outcome, n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Battles played, won (ties excluded) and tied per model, shape (n_models,) each."""
+    tally = _elo_tally(a, b, outcome, n_models)
+    matches = tally.sum(axis=1)
+    wins = tally[:, WIN_A] + tally[:, 4 + WIN_B]
+    ties = tally[:, [TIE, TIE_BOTHBAD, 4 + TIE, 4 + TIE_BOTHBAD]].sum(axis=1)
     return matches, wins, ties
 
 

@@ -233,7 +233,7 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
     load = time.perf_counter() - t0
     # Online Elo first, on a quiet machine: the Bradley-Terry fit's LAPACK solves leave
     # OpenBLAS threads spinning for a while, and on 2 cores they slow whatever runs next.
-    elo_numba = best(lambda: fit_online_elo(battles), 5)
+    elo_numba = best(lambda: fit_online_elo(battles), 9)
     t0 = time.perf_counter()
     counts = count_pairs(battles)
     fit = fit_bt(counts)
@@ -249,7 +249,7 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
         la = [names[k] for k in battles.model_a.tolist()]
         lb = [names[k] for k in battles.model_b.tolist()]
         lw = [OUTCOMES[k] for k in battles.outcome.tolist()]
-        out["elo_python"] = best(lambda: online_elo_python(la, lb, lw), 2)
+        out["elo_python"] = best(lambda: online_elo_python(la, lb, lw), 3)
         ref, ours = online_elo_python(la, lb, lw), fit_online_elo(battles)
         out["elo_identical"] = all(ref[m][0] == ours.ratings[k] for k, m in enumerate(names) if m in ref)
         out["elo_seed_class"] = best(lambda: seed_style_elo(la, lb, lw), 1)
@@ -331,7 +331,8 @@ def main() -> None:
                   f"({seed['fit']:.2f} s): {verdict}")
         print("-" * 88)
     print("elo s: seed row = plain Python loop over model names; ours = fit_online_elo (numba over codes).")
-    print("ours: best of 2-3 runs (shared machine); peak MB measured after read + count + fit + Elo.")
+    print("ours: best of 2-3 runs (shared machine; online Elo best of 9, its Python loop best of 3); "
+          "peak MB measured after read + count + fit + Elo.")
     print("seed fit+100 / fit+1000 are extrapolated from "
           f"{args.seed_rounds} timed bootstrap rounds; peak MB = VmHWM of the whole process.")
 
