@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, serve_directory
+from conftest import PageWatch, axe_violations, serve_directory
 from test_charts import _arena, _history
 
 from builder.config import load_config
@@ -25,7 +25,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 KINDS = ("price-quality", "history", "ranks", "spread")
 
@@ -204,11 +203,7 @@ def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
             if board:
                 page.select_option("#chart-board", board)
             page.locator("details.chart-table").evaluate_all("ds => ds.forEach(d => d.open = true)")
-            page.add_script_tag(path=str(AXE))
-            result = page.evaluate(
-                "async () => (await axe.run(document, {runOnly: {type: 'tag', values: "
-                "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations"
-                ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))")
+            result = axe_violations(page)
             if result:
                 failures[f"{path}{board or ''}"] = result
             page.close()

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, serve_directory
+from conftest import PageWatch, axe_violations, serve_directory
 
 from builder.config import load_config
 from builder.pipeline import build
@@ -18,7 +18,6 @@ from builder.pipeline import build
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
 
 
@@ -111,11 +110,7 @@ def test_axe_on_one_page_per_section(browser, demo_site):
         for path in firsts.values():
             p = context.new_page()
             p.goto(f"{origin}/mb/{path}", wait_until="load")
-            p.add_script_tag(path=str(AXE))
-            result = p.evaluate(
-                "async () => (await axe.run(document, {runOnly: {type: 'tag', values: "
-                "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations"
-                ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))")
+            result = axe_violations(p)
             if result:
                 failures[path] = result
             p.close()

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, serve_directory
+from conftest import PageWatch, axe_violations, serve_directory
 from fixtures.make_snapshot import make_snapshot
 
 from builder.config import ArenaConfig, load_config
@@ -27,7 +27,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 BATTLES = ROOT / "builder" / "data" / "demo" / "battles" / "clean_battle_demo.jsonl"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
@@ -226,10 +225,7 @@ def test_axe_finds_no_wcag_a_or_aa_violations(browser, sites):
         page.emulate_media(reduced_motion="reduce")  # table and chart both on screen
         page.goto(f"{origin}/multi/race/")
         page.wait_for_function("() => document.getElementById('race').hasAttribute('data-frame')")
-        page.add_script_tag(path=str(AXE))
-        found = page.evaluate(
-            "async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))"
-            ".violations.map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '))")
+        found = axe_violations(page)
         assert found == []
     finally:
         context.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import PageWatch, serve_directory
+from conftest import PageWatch, axe_violations, serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
@@ -24,7 +24,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
 
 PAGE_TYPES = [
@@ -86,10 +85,7 @@ def test_axe_finds_no_wcag_a_or_aa_violations(browser, served):
             for path in paths:
                 p = context.new_page()
                 p.goto(f"{origin}/modelboards/{path}")
-                p.add_script_tag(path=str(AXE))
-                found = p.evaluate(
-                    "async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))"
-                    ".violations.map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '))")
+                found = axe_violations(p)
                 if found:
                     results[f"{scheme} {path or '/'}"] = found
                 p.close()
