@@ -21,15 +21,15 @@ from pathlib import Path
 import pytest
 
 from builder.config import load_config
-from builder.evals.pages import compute_significance_matrix, suite_slug
-from builder.pairwise.pages import (
+from builder.render.pages.evals import compute_significance_matrix, suite_slug
+from builder.render.pages.arena import (
     RATING_COLUMNS,
     heat_class,
     nice_ticks,
     spelling_identities,
 )
 from builder.pipeline import build
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
 
 ROOT = Path(__file__).resolve().parents[1]

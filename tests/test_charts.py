@@ -27,7 +27,7 @@ from builder.charts.data import (
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.svg import linear_ticks, log_ticks, spread_labels
 from builder.config import load_config
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ import io
 import pytest
 
 from builder.render.exports import render_board_csv
-from builder.render.safety import csv_cell
+from builder.util.text import csv_cell
 
 
 @pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.evals.commands import evals
+from builder.cli.evals import evals
 
 SUITE = [
     ("a", "t1", 1.0), ("a", "t2", 0.5), ("a", "t3", 1.0), ("a", "t4", 0.25),

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from builder.config import load_config
-from builder.context import Context, Group
+from builder.cli.context import Context, Group
 from builder.history import backfill as bf
-from builder.history.commands import backfill as backfill_cmd
-from builder.history.race import (
+from builder.cli.site import backfill as backfill_cmd
+from builder.charts.race import (
     PALETTE,
     colour_of,
     compute_arena_frames,

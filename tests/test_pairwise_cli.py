@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from builder.config import PACKAGE_DATA, ArenaConfig
 from builder.pairwise.arena import TABLE_COLUMNS, compute_arena_section
-from builder.pairwise.commands import arena
+from builder.cli.arena import arena
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl"

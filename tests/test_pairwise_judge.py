@@ -14,7 +14,7 @@ from conftest import QuietServer
 from click.testing import CliRunner
 
 from builder.errors import UserError
-from builder.pairwise.commands import arena
+from builder.cli.arena import arena
 from builder.pairwise.judge import (
     JUDGE_SYSTEM,
     ChatClient,

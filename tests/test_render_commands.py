@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import Context, Group
-from builder.render.commands import render_cmd, serve_cmd, snapshot_now, watch
+from builder.cli.render import render_cmd, serve_cmd, snapshot_now, watch
 from fixtures.make_snapshot import make_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]

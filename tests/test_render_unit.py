@@ -19,8 +19,9 @@ from builder.render import exports
 from builder.render.formatting import movement_key, movement_text, num_key
 from builder.render.guards import local_check_guards
 from builder.render.markdown import render_markdown
-from builder.render.safety import CSP, model_slug, safe_url
-from builder.render.site import fill_slots, render_site, write_site_atomically
+from builder.util.text import CSP, model_slug, safe_url
+from builder.render.site import render_site, write_site_atomically
+from builder.render.writer import fill_slots
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]

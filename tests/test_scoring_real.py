@@ -12,13 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from builder.context import Context, Group
+from builder.cli.context import Context, Group
 from conftest import require_shared_data
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.calibrate import MIN_OVERLAP, compute_arena_anchor
-from builder.scoring.commands import explain, score
+from builder.cli.site import explain, score
 from builder.snapshot import check_guards, load_snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -17,7 +17,7 @@ from conftest import PageWatch, axe_violations, serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
 
 pytestmark = pytest.mark.browser

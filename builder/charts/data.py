@@ -6,7 +6,7 @@
 
 Every document carries ``chart`` (its kind), ``date`` / ``as_of`` / ``method_id`` of the
 current snapshot and ``licence``, then its series. Values are unrounded; ``colour`` is an
-index into ``builder.history.race.PALETTE`` (``colour_of``: SHA-256 of the identity), so a
+index into ``builder.charts.race.PALETTE`` (``colour_of``: SHA-256 of the identity), so a
 model keeps its colour on the race and on every chart, and the stylesheet can swap the
 whole palette for dark mode. ``href`` is a model page relative to the site root
 (``models/<slug>/``), or null when the site has no page for that key.
@@ -18,7 +18,7 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
 - history: per board, one point per saved snapshot (``value`` = unrounded R); for the
   Arena, one point per cumulative history slice (``value`` = Bradley-Terry rating, with
   ``lower``/``upper`` where the slice has a bootstrap interval). Frames come from
-  ``builder.history.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
+  ``builder.charts.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
   date.
 - ranks: the same frames as ranks, only for the keys ever ranked ``<= RANK_TOP``.
 - spread: the Arena's 95% intervals (largest connected component, by rating), and per board
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
-from builder.history.race import (
+from builder.charts.race import (
     ARENA_TITLE,
     ARENA_UNIT,
     BOARD_UNIT,
@@ -46,8 +46,8 @@ from builder.history.race import (
     compute_board_frames,
     order_snapshots,
 )
-from builder.render.exports import RATING_LICENCE
-from builder.render.safety import csv_cell, model_slug
+from builder.util.formats import RATING_LICENCE
+from builder.util.text import csv_cell, model_slug
 
 DEFAULT_LINES = 10
 "Lines shown by default on a rating-history chart: the top N at the latest date."

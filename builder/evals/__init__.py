@@ -7,5 +7,4 @@ clarification metrics (seed 002).
     aggregate  compute_eval_reports(runs) -> EvalReport per metric (means, CIs, win rates, pairs)
     report     markdown and JSON rendering, atomic writes
     section    compute_evals_section(suites, base) -> the snapshot's "evals" dict
-    commands   the ``modelboards evals`` click group
 """

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import UserError
+from builder.util.formats import EVALS_REPORT_SCHEMA
 from builder.evals.records import (
     ClarifySummary,
     EvalReport,
@@ -26,7 +27,7 @@ from builder.evals.records import (
 )
 
 MODEL_ID_WIDTH = 20
-REPORT_SCHEMA = "modelboards-evals-v1"
+REPORT_SCHEMA = EVALS_REPORT_SCHEMA
 
 
 def ci_label(alpha: float) -> str:

@@ -22,11 +22,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from builder.render.safety import csv_cell
+from builder.util.formats import INDEX_LICENCE, RATING_LICENCE
+from builder.util.text import csv_cell
 
 RECOMPUTE = Path(__file__).with_name("recompute.py")
-INDEX_LICENCE = "CC BY 4.0"
-BOARDS_LICENCE = "CC BY-SA 4.0"
 
 
 def _attribution(snapshot: Mapping[str, Any]) -> str:
@@ -43,7 +42,7 @@ def compute_citation(snapshot: Mapping[str, Any], site_url: str, what: str) -> s
         f"  author       = {{{{ModelBoards}}}},\n"
         f"  year         = {{{date[:4]}}},\n"
         f"  howpublished = {{\\url{{{site_url}}}}},\n"
-        f"  note         = {{Snapshot of {date}; data {INDEX_LICENCE if 'Index' in what else BOARDS_LICENCE}}}\n"
+        f"  note         = {{Snapshot of {date}; data {INDEX_LICENCE if 'Index' in what else RATING_LICENCE}}}\n"
         f"}}"
     )
 
@@ -119,7 +118,7 @@ def compute_boards_evidence(snapshot: Mapping[str, Any], site_url: str) -> dict[
         "generatedAt": snapshot["created_at"],
         "snapshotDate": snapshot["date"],
         "methodId": snapshot["method_id"],
-        "licence": BOARDS_LICENCE,
+        "licence": RATING_LICENCE,
         "attribution": _attribution(snapshot),
         "arenaFeeds": arena_feeds,
         "arenaTextFeed": text_feed,
@@ -166,7 +165,7 @@ Everything here rebuilds with Python's standard library alone:
 | file | what it holds | licence |
 |---|---|---|
 | evidence.json | the Capability Index: every model's rows (board, family, sourceScore, share, confidence, link, date), family scores, fusion terms, score, confidence and ranks | {INDEX_LICENCE} |
-| boards-evidence.json | the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, beta), every usable observation with raw and calibrated values, and each board's family means, R, displayed score, rank and labels | {BOARDS_LICENCE} |
+| boards-evidence.json | the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, beta), every usable observation with raw and calibrated values, and each board's family means, R, displayed score, rank and labels | {RATING_LICENCE} |
 | index-current.csv | the index board of current versions | {INDEX_LICENCE} |
 | index-all-versions.csv | the index board of all versions | {INDEX_LICENCE} |
 | recompute.py, recompute.ipynb | the rebuild script (the same code in notebook cells) | MIT |

@@ -57,13 +57,14 @@ from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.elo import K as ELO_K
 from builder.pairwise.elo import bootstrap_elo, fit_online_elo
 from builder.pairwise.history import compute_history
+from builder.util.formats import ARENA_TABLE_COLUMNS
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
     compute_winrate_mae,
 )
 
-TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
+TABLE_COLUMNS = ARENA_TABLE_COLUMNS
 
 
 def _num(x: float, digits: int = 2) -> float | None:

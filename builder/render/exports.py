@@ -14,9 +14,8 @@ import io
 import json
 from typing import Any, Mapping, Sequence
 
-from builder.render.safety import csv_cell
-
-RATING_LICENCE = "CC BY-SA 4.0"
+from builder.util.formats import RATING_LICENCE
+from builder.util.text import csv_cell
 
 #: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
 BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (

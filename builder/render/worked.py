@@ -9,9 +9,8 @@ For one model and one board, with the parameters saved in ``snapshot["calibratio
 
 A usable observation is selected, not excluded, has a calibrated value, and feeds a family
 with a positive weight on the board. The recomputed R is checked against the board row's
-saved R; a disagreement is reported, never hidden. The per-model numbers come from
-``builder.scoring.explain.explain_model`` when it exists (the same arithmetic
-``modelboards explain`` prints), else from ``local_explain`` here.
+saved R; a disagreement is reported, never hidden. The per-model numbers are read from the
+snapshot's observations and calibration records (``local_explain``); nothing is refitted.
 """
 
 from __future__ import annotations
@@ -73,35 +72,15 @@ class WorkedExample:
 def compute_worked_example(snapshot: Mapping[str, Any], board_id: str | None = None) -> WorkedExample | None:
     """The example for the #1 row of ``board_id`` (default: the first orchestrator-kind board).
 
-    The numbers come from ``builder.scoring.explain.explain_model`` (the arithmetic
-    ``modelboards explain`` prints) when that module exists, else from ``local_explain``;
-    either way every step is recomputed here and ``agrees`` says whether it reproduces the
-    saved values. Returns None when there is no such board or it has no ranked row.
+    The numbers come from the snapshot (``local_explain``); every step is recomputed here
+    and ``agrees`` says whether it reproduces the saved values. Returns None when there is
+    no such board or it has no ranked row.
     """
     board = _find_board(snapshot, board_id)
     if board is None or not board.get("rows"):
         return None
     row = board["rows"][0]
-    try:
-        from builder.scoring.explain import explain_model
-    except ImportError:
-        explain_model = None
-    if explain_model is not None:
-        from builder.errors import UserError
-
-        try:
-            d = explain_model(dict(snapshot), row["identity"], board["id"])
-        except UserError:
-            return None
-        steps = [
-            SourceStep(s["source"], s["feed"], s["family"], s.get("model", ""), float(s["raw"]), float(s["calibrated"]),
-                       s.get("date"), None if s.get("arena") else s.get("calibration"), 0.0)
-            for s in d["sources"]
-        ]
-        fams = [(f, spec["title"], float(spec["weight"]), tuple(float(x) for x in spec["scores"]), float(spec["mean"]))
-                for f, spec in d["families"].items()]
-    else:
-        steps, fams = local_explain(snapshot, board, row)
+    steps, fams = local_explain(snapshot, board, row)
     return _verify(board, row, steps, fams)
 
 

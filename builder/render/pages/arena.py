@@ -1,6 +1,6 @@
 """The Arena page (``/arena/``) and its downloads, drawn from the snapshot's ``"arena"`` section.
 
-Nothing is refitted here: every number comes from ``snapshot["arena"]`` (see
+Nothing is refitted here: every number comes from ``snapshot["arena"]`` (computed by
 ``builder.pairwise.arena``). The charts are server-rendered SVG (no script, no inline style;
 colours come from CSS classes in ``static/arena.css`` so both themes work), and every number
 a chart shows is also in a table.
@@ -33,15 +33,13 @@ import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from builder.pairwise.arena import TABLE_COLUMNS
-from builder.render.safety import csv_cell
+from builder.render.writer import Snap, SiteWriter, current
+from builder.util.formats import ARENA_TABLE_COLUMNS
+from builder.util.text import csv_cell
 
-if TYPE_CHECKING:  # the renderer imports this module through load_sections; keep it one-way
-    from builder.render.site import SiteWriter
-
-RATING_COLUMNS: tuple[str, ...] = (*TABLE_COLUMNS, "elo")
+RATING_COLUMNS: tuple[str, ...] = (*ARENA_TABLE_COLUMNS, "elo")
 "Columns of ``data/arena/ratings.csv`` / ``.json`` (the ``arena fit`` table plus online Elo)."
 
 RATINGS_CSV = "data/arena/ratings.csv"
@@ -292,9 +290,14 @@ def render_winrate_json(arena: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- section
 
 
+def arena_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """Built when the snapshot has an Arena section with rated models."""
+    return bool(snap and snap.get("arena") and snap["arena"].get("models"))
+
+
 def render_arena(w: SiteWriter) -> None:
     """Write ``arena/index.html`` and the three downloads through the site writer."""
-    snap = w.common["snap"]
+    snap = current(w)
     arena = snap["arena"]
     w.file(RATINGS_CSV, render_ratings_csv(arena))
     w.file(RATINGS_JSON, render_ratings_json(arena))
@@ -305,15 +308,6 @@ def render_arena(w: SiteWriter) -> None:
            ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON)
 
 
-def register() -> None:
-    """Add the Arena to the site's sections (``builder.render.sections`` calls this once)."""
-    from builder.render.site import Section, register_section
-
-    register_section(Section("arena", "Arena", "arena/", render_arena,
-                             available=lambda snap, history: bool(snap and snap.get("arena")
-                                                                  and (snap["arena"].get("models")))))
-
-
 __all__ = [
     "RATING_COLUMNS",
     "compute_arena_view",
@@ -321,7 +315,7 @@ __all__ = [
     "heat_class",
     "identity_for",
     "nice_ticks",
-    "register",
+    "arena_available",
     "render_arena",
     "render_ratings_csv",
     "render_ratings_json",

@@ -1,17 +1,17 @@
 """``modelboards evals``: aggregate eval runs into boards, score clarification runs.
 
-Registered on the main group in ``builder/cli.py`` (``main.add_command(evals)``). Errors a
+Registered on the main group in ``builder/cli/__init__.py``. Errors a
 user can cause print one ``error: ...`` line and exit with code 2; everything is computed
 before anything is written.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
+from builder.cli.context import Group
 from builder.errors import CheckFailed, UserError
 from builder.evals.aggregate import (
     AGGREGATE_ALPHA,
@@ -36,19 +36,7 @@ from builder.evals.report import (
 from builder.evals.section import find_eval_files
 
 
-class _EvalsGroup(click.Group):
-    """Turns UserError into one line and exit code 2, also when used on its own."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except (UserError, CheckFailed) as exc:
-            prefix = "error" if isinstance(exc, UserError) else "check failed"
-            click.echo(f"{prefix}: {exc}", err=True)
-            sys.exit(exc.exit_code)
-
-
-@click.group(cls=_EvalsGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 def evals() -> None:
     """Aggregate your own eval runs: means with bootstrap CIs, win rates, paired differences,
     and the TKQR / ORA clarification metrics."""

@@ -1,7 +1,7 @@
 """The ``/charts/`` section: an index and one page per chart kind, each with a board selector.
 
-    render_chart_pages(w, snapshot, history, base=None) -> None
-    register()                                           -> adds the section (menu: Charts)
+    render_chart_pages(w, snapshot, history, base=None) -> the chart documents
+    render_charts(w)                                     -> the same for the writer's snapshots
 
 Pages (all relative to the site root)::
 
@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from builder.charts import svg
 from builder.charts.data import (
@@ -33,10 +33,8 @@ from builder.charts.data import (
     compute_chart_data,
     render_chart_csv,
 )
-from builder.history.race import D3_DIST, D3_SITE_PATH, copy_d3
-
-if TYPE_CHECKING:
-    from builder.render.site import SiteWriter
+from builder.render.pages.race import D3_DIST, D3_SITE_PATH, copy_d3
+from builder.render.writer import SiteWriter
 
 log = logging.getLogger(__name__)
 
@@ -141,16 +139,9 @@ def render_chart_pages(
     return docs
 
 
-def register() -> None:
-    """Add the charts to the site's sections (``builder.render.sections`` calls this once)."""
-    from builder.render.site import Section, register_section
-
-    register_section(Section("charts", "Charts", "charts/", _render_section,
-                             available=lambda snap, history: bool(snap)))
+def render_charts(w: SiteWriter) -> None:
+    """The chart pages of the writer's current and earlier snapshots."""
+    render_chart_pages(w, w.snap, w.history)
 
 
-def _render_section(w: SiteWriter) -> None:
-    render_chart_pages(w, w.common.get("snap"), w.common.get("history") or [])
-
-
-__all__ = ["KIND_PAGES", "register", "render_chart_pages"]
+__all__ = ["KIND_PAGES", "render_chart_pages", "render_charts"]

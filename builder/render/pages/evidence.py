@@ -1,16 +1,37 @@
-"""The Capability Index page, the Evidence page and the evidence downloads, as site sections.
+"""The Capability Index page, the Evidence page and the evidence downloads.
 
-Registered with ``builder.render.site.register_section``; both render only from the
-snapshot (and, for the estimate accuracy, the earlier snapshots).
+Both render only from the snapshot (and, for the estimate accuracy, the earlier snapshots).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from builder.evidence.export import INDEX_LICENCE, compute_evidence_files
-from builder.render.site import Section, SiteWriter, register_section
-from builder.scoring.index import FAMILIES, SPECIALISTS, clamp
+from builder.evidence.export import compute_evidence_files
+from builder.render.writer import Snap, SiteWriter, current
+from builder.util.formats import INDEX_LICENCE
+
+
+def index_families(settings: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(every index family in the order the settings list its boards, the specialists).
+
+    The specialists are the families with a fusion weight (``family_weights``); the other
+    family is the base (general) score they adjust.
+    """
+    families: list[str] = []
+    for b in settings.get("boards") or []:
+        if b.get("family") not in families:
+            families.append(b["family"])
+    weights = settings.get("family_weights") or {}
+    for f in weights:
+        if f not in families:
+            families.append(f)
+    return families, [f for f in families if f in weights]
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
 
 BOARD_TEXT = {
     "current": ("Current versions", "The newest version of each model line.", "index-current.csv"),
@@ -48,8 +69,9 @@ def compute_index_worked(index: Mapping[str, Any]) -> dict[str, Any] | None:
     by_id = {m["identity"]: m for m in index["models"]}
     top = by_id[current[0]]
     settings = index["settings"]
+    families, specialists = index_families(settings)
     fams = []
-    for fam in FAMILIES:
+    for fam in families:
         rows = [{**o, "w": o["share"] * o["confidence"] / 100} for o in top["observations"] if o["family"] == fam]
         rows = [o for o in rows if o["w"] > 0]
         if rows:
@@ -59,18 +81,18 @@ def compute_index_worked(index: Mapping[str, Any]) -> dict[str, Any] | None:
         g = top["families"]["general"]
         bound = settings["delta_bound"]
         deltas = []
-        for f in SPECIALISTS:
+        for f in specialists:
             if f in top["families"]:
                 wgt = settings["family_weights"].get(f, 0.0)
                 deltas.append({"family": f, "score": top["families"][f], "weight": wgt,
-                               "contribution": wgt / 100 * clamp(top["families"][f] - g, -bound, bound)})
+                               "contribution": wgt / 100 * _clamp(top["families"][f] - g, -bound, bound)})
         out.update(general=g, bound=bound, deltas=deltas,
-                   raw_score=clamp(g + sum(d["contribution"] for d in deltas), 0.0, 100.0))
+                   raw_score=_clamp(g + sum(d["contribution"] for d in deltas), 0.0, 100.0))
     return out
 
 
 def render_index(w: SiteWriter) -> None:
-    snap = w.common["snap"]
+    snap = current(w)
     index = snap["index"]
     by_id = {m["identity"]: m for m in index["models"]}
     boards = []
@@ -78,10 +100,10 @@ def render_index(w: SiteWriter) -> None:
         title, description, csv_name = BOARD_TEXT[key]
         rows = [{**by_id[i], "rank": n} for n, i in enumerate(index["boards"][key], 1)]
         boards.append({"id": key.lower(), "title": title, "description": description, "csv": csv_name, "rows": rows})
-    accuracy = compute_estimate_accuracy([*w.common.get("history", []), snap])
+    accuracy = compute_estimate_accuracy([*w.history, snap])
     w.page("capability-index/index.html", "index_board.html", title="Capability Index", section="index",
            description="The Capability Index: a 0-100 ranking with current and all-versions boards.",
-           index=index, method=index["settings"], boards=boards, families=list(FAMILIES),
+           index=index, method=index["settings"], boards=boards, families=index_families(index["settings"])[0],
            accuracy=accuracy, index_licence=INDEX_LICENCE)
 
 
@@ -97,7 +119,7 @@ FILE_TEXT = {
 
 
 def render_evidence(w: SiteWriter) -> None:
-    snap = w.common["snap"]
+    snap = current(w)
     files = compute_evidence_files(snap, w.common["base_url"])
     for name, text in files.items():
         w.file(f"data/{name}", text)
@@ -108,8 +130,11 @@ def render_evidence(w: SiteWriter) -> None:
            worked=worked)
 
 
-def register() -> None:
-    register_section(Section("index", "Index", "capability-index/", render_index,
-                             available=lambda snap, history: bool(snap and snap.get("index"))))
-    register_section(Section("evidence", "Evidence", "evidence/", render_evidence,
-                             available=lambda snap, history: bool(snap and snap.get("boards"))))
+def index_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """The Capability Index page: built when the snapshot has an index section."""
+    return bool(snap and snap.get("index"))
+
+
+def evidence_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """The Evidence page: built when the snapshot has boards."""
+    return bool(snap and snap.get("boards"))

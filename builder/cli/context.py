@@ -1,7 +1,6 @@
 """What every command receives, and the group class that turns user errors into one line.
 
-Kept apart from ``builder.cli`` so that command modules beside their stage can import it
-without importing the whole command line.
+Every command module of ``builder.cli`` imports it; it imports no command.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The bar-chart race: dated snapshots -> race frames (downloadable JSON) -> the race page.
+"""The bar-chart race's data: dated snapshots -> race frames (downloadable JSON).
+
+The page that animates them is ``builder.render.pages.race``.
 
 Two histories, each a list of dated frames:
 
@@ -32,23 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import math
-import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the renderer imports this module; keep the import one-way at run time
-    from builder.render.site import SiteWriter
-
-log = logging.getLogger(__name__)
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-D3_DIST = Path("node_modules") / "d3" / "dist" / "d3.min.js"
-"D3 v7 from the npm package (``npm ci``); the build copies it into the site."
-D3_SITE_PATH = "static/vendor/d3.min.js"
+from typing import Any
 
 PALETTE = (
     "#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499",
@@ -247,7 +237,8 @@ def compute_race_data(
     return boards_doc, arena_doc
 
 
-def _dump(doc: Mapping[str, Any]) -> str:
+def dump_race_doc(doc: Mapping[str, Any]) -> str:
+    """A race document as written to the site: compact JSON, one trailing newline."""
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
 
 
@@ -255,7 +246,7 @@ def _write(out: Path, rel: str, doc: Mapping[str, Any]) -> Path:
     path = out / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(_dump(doc))
+        fh.write(dump_race_doc(doc))
     return path
 
 
@@ -268,91 +259,16 @@ def write_race_data(
     return [_write(out, BOARDS_JSON, boards_doc), _write(out, ARENA_JSON, arena_doc)]
 
 
-# --------------------------------------------------------------------------- page
-
-
-def find_d3(base: Path | None = None) -> Path | None:
-    """``node_modules/d3/dist/d3.min.js`` beside ``base`` (site.yml's folder), else the repository's."""
-    for root in ([Path(base)] if base is not None else []) + [REPO_ROOT]:
-        p = root / D3_DIST
-        if p.is_file():
-            return p
-    return None
-
-
-def copy_d3(out_site_dir: Path, base: Path | None = None) -> Path | None:
-    """Copy D3 (and its ISC licence) into ``static/vendor/``; None when ``npm ci`` has not run."""
-    src = find_d3(base)
-    if src is None:
-        return None
-    dst = Path(out_site_dir) / D3_SITE_PATH
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dst)
-    licence = src.parents[1] / "LICENSE"
-    if licence.is_file():
-        shutil.copyfile(licence, dst.with_name("d3.LICENSE.txt"))
-    return dst
-
-
-def render_race_page(
-    w: SiteWriter,
-    snapshot: Mapping[str, Any] | None,
-    history: Sequence[Mapping[str, Any]],
-    *,
-    base: Path | None = None,
-) -> None:
-    """Write ``race/index.html``, its two JSON downloads and the D3 copy through the site writer.
-
-    ``snapshot`` is the current snapshot (None: history only), ``history`` the earlier ones.
-    Without D3 (``npm ci`` not run) the page still renders its table, says why there is no
-    animation, and a warning is logged.
-    """
-    boards_doc, arena_doc = compute_race_data(history, snapshot)
-    _write(w.out, BOARDS_JSON, boards_doc)
-    _write(w.out, ARENA_JSON, arena_doc)
-    d3 = copy_d3(w.out, base)
-    if d3 is None:
-        log.warning("race page: %s not found (run `npm ci`); the page shows tables only", D3_DIST)
-    choices = [{"id": b["id"], "title": b["title"], "frames": len(b["frames"])}
-               for b in boards_doc["boards"] if b["frames"]]
-    if arena_doc["frames"]:
-        choices.append({"id": "arena", "title": arena_doc["title"], "frames": len(arena_doc["frames"])})
-    first = next((b for b in boards_doc["boards"] if b["frames"]), None)
-    if first is None and arena_doc["frames"]:
-        first = arena_doc
-    frame = first["frames"][-1] if first else None
-    demo_from = [s["date"] for s in order_snapshots([snapshot, *history]) if s.get("backfill")]
-    w.page("race/index.html", "race.html", title="Ranking race", section="race",
-           description="How the boards' rankings changed, snapshot by snapshot, as an animated bar-chart race.",
-           choices=choices, default=first, frame=frame, has_d3=d3 is not None,
-           boards_json=BOARDS_JSON, arena_json=ARENA_JSON, d3_path=D3_SITE_PATH,
-           backfilled=(demo_from[0], demo_from[-1]) if demo_from else None)
-
-
-def register() -> None:
-    """Add the race to the site's sections (``builder.render.sections`` calls this once)."""
-    from builder.render.site import Section, register_section
-
-    register_section(Section("race", "Race", "race/", _render_section,
-                             available=lambda snap, history: bool(snap or history)))
-
-
-def _render_section(w: SiteWriter) -> None:
-    # the writer's common context carries the current snapshot and the earlier ones
-    render_race_page(w, w.common.get("snap"), w.common.get("history") or [])
-
-
 __all__ = [
+    "ARENA_JSON",
+    "BOARDS_JSON",
     "PALETTE",
     "board_ids",
     "colour_of",
     "compute_arena_frames",
     "compute_board_frames",
     "compute_race_data",
-    "copy_d3",
-    "find_d3",
+    "dump_race_doc",
     "order_snapshots",
-    "register",
-    "render_race_page",
     "write_race_data",
 ]

@@ -32,14 +32,12 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from builder.evals.report import REPORT_SCHEMA
-from builder.pairwise.pages import identity_for, spelling_identities
-from builder.render.safety import csv_cell, model_slug
-
-if TYPE_CHECKING:
-    from builder.render.site import SiteWriter
+from builder.render.pages.arena import identity_for, spelling_identities
+from builder.render.writer import Snap, SiteWriter, current
+from builder.util.formats import EVALS_REPORT_SCHEMA
+from builder.util.text import csv_cell, model_slug
 
 EVAL_CSV_COLUMNS: tuple[str, ...] = (
     "metric", "rank", "model_id", "mean_score", "mean_ci_lo", "mean_ci_hi", "win_rate", "tasks_completed",
@@ -193,7 +191,7 @@ def render_pairwise_csv(suite: Mapping[str, Any]) -> str:
 def render_suite_json(suite: Mapping[str, Any], snapshot: Mapping[str, Any]) -> str:
     """``data/evals/<id>.json``: the suite's reports in the ``evals aggregate --json`` shape."""
     doc: dict[str, Any] = {
-        "schema": REPORT_SCHEMA,
+        "schema": EVALS_REPORT_SCHEMA,
         "suite": {k: suite.get(k) for k in ("id", "title", "kind", "description", "metric", "metrics", "inputs")},
         "date": snapshot.get("date"),
         "demo": bool(snapshot.get("demo")),
@@ -221,7 +219,7 @@ def _suites(snap: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
 
 def render_evals(w: SiteWriter) -> None:
     """Write ``evals/index.html``, one page per suite and each suite's four downloads."""
-    snap = w.common["snap"]
+    snap = current(w)
     entries = []
     for suite in _suites(snap):
         view = compute_suite_view(suite, snap.get("models"))
@@ -245,12 +243,9 @@ def render_evals(w: SiteWriter) -> None:
            entries=entries)
 
 
-def register() -> None:
-    """Add the Evals pages to the site's sections (``builder.render.sections`` calls this once)."""
-    from builder.render.site import Section, register_section
-
-    register_section(Section("evals", "Evals", "evals/", render_evals,
-                             available=lambda snap, history: bool(_suites(snap))))
+def evals_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """Built when the snapshot has at least one eval suite."""
+    return bool(_suites(snap))
 
 
 __all__ = [
@@ -259,7 +254,7 @@ __all__ = [
     "compute_score_bar",
     "compute_significance_matrix",
     "compute_suite_view",
-    "register",
+    "evals_available",
     "render_evals",
     "render_pairwise_csv",
     "render_suite_csv",

@@ -6,8 +6,6 @@
     serve [--port N] [--out DIR] [--snapshot FILE]
         renders the newest snapshot, serves it on 127.0.0.1, and rebuilds when content/,
         templates/ or site.yml change; every page shows the build's warnings in a banner.
-
-The lead registers them on the ``modelboards`` group (they use ``ctx.obj.load()``).
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ from typing import Any, Callable
 
 import click
 
+from builder.cli.context import Context, pass_ctx
+from builder.cli.options import base_url_option, now_option, out_option, strict_option
 from builder.errors import CheckFailed, UserError
 
 
@@ -83,7 +83,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
     history = load_history([snapshot_path.parent, snaps_dir], snapshot.get("date"), exclude=snapshot_path)
     if base_url is not None:
-        from builder.render.safety import safe_url
+        from builder.util.text import safe_url
 
         if safe_url(base_url) is None:
             raise UserError(f"--base-url: must be an http(s) URL, got {base_url!r}")
@@ -102,13 +102,12 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 @click.command("render")
 @click.option("--snapshot", "snapshot_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The snapshot JSON to render (e.g. snapshots/2026-10-10.json).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder [default: site/ beside site.yml].")
-@click.option("--now", default=None, help="Judge freshness at this ISO date/time (UTC) [default: the snapshot's created_at].")
-@click.option("--base-url", default=None, help="Public base URL, e.g. https://user.github.io/repo/ [default: site.url].")
-@click.option("--strict", is_flag=True, default=None, help="Fail (exit 1) on any warning; the previous site stays.")
-@click.pass_obj
-def render_cmd(obj, snapshot_path: Path, out: Path | None, now: str | None, base_url: str | None,
+@out_option()
+@now_option("Judge freshness at this ISO date/time (UTC) [default: the snapshot's created_at].")
+@base_url_option()
+@strict_option()
+@pass_ctx
+def render_cmd(obj: Context, snapshot_path: Path, out: Path | None, now: str | None, base_url: str | None,
                strict: bool | None) -> None:
     """Render the site from one saved snapshot: no network, no refit.
 
@@ -153,19 +152,19 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @click.command("serve")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder [default: .modelboards/preview beside site.yml].")
+@out_option(".modelboards/preview beside site.yml")
 @click.option("--snapshot", "snapshot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Snapshot to render [default: the newest in snapshots_dir].")
-@click.option("--base-url", default=None, help="Base URL for canonical links [default: http://127.0.0.1:PORT/].")
-@click.pass_obj
-def serve_cmd(obj, port: int, out: Path | None, snapshot_path: Path | None, base_url: str | None) -> None:
+@base_url_option("http://127.0.0.1:PORT/")
+@pass_ctx
+def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | None, base_url: str | None) -> None:
     """Render and serve the site on 127.0.0.1, rebuilding when content/, templates/ or site.yml change.
 
     A banner on every page lists the build's warnings (for example why the live boards
     were refused).
     """
-    from builder.render.site import find_dir, render_site, write_site_atomically
+    from builder.render.site import render_site, write_site_atomically
+    from builder.render.writer import find_dir
 
     cfg, base = obj.load()
     config_path = Path(obj.config_path).resolve()

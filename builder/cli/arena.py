@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from builder.context import Group
+from builder.cli.context import Group
 from builder.errors import UserError
 
 
