@@ -1,11 +1,42 @@
 """The Methodology page: ``content/methodology.md`` with the role weights, the worked example
-and (when the snapshot has an index) the Capability Index method filled into its slots."""
+and (when the snapshot has an index) the Capability Index method filled into its slots.
+
+The role weights and families are the ones stored in the snapshot being rendered (an old
+snapshot re-renders with the weights it was scored with); only a site without a snapshot
+shows today's ``site.yml``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from builder.config import SiteConfig
 from builder.render.pages.evidence import compute_estimate_accuracy
 from builder.render.worked import compute_worked_example
-from builder.render.writer import SiteWriter, fill_slots, md
+from builder.render.writer import Snap, SiteWriter, boards_of, fill_slots, md
+
+
+def role_tables(roles: Mapping[str, Any], boards: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One table per role: its weights (largest first), their total and the boards that use it."""
+    out = []
+    for rid, r in roles.items():
+        weights = {f: float(wt) for f, wt in (r.get("weights") or {}).items()}
+        out.append({"id": rid, "title": r.get("title") or rid, "total": sum(weights.values()),
+                    "weights": sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])),
+                    "boards": [b.get("title") or b.get("id") for b in boards if b.get("role") == rid]})
+    return out
+
+
+def method_settings(snap: Snap | None, cfg: SiteConfig) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """(families {id: {title, feeds}}, roles {id: {title, weights}}, boards) the page shows:
+    the snapshot's own when there is one, else the configuration's."""
+    if snap:
+        return dict(snap.get("families") or {}), dict(snap.get("roles") or {}), [dict(b) for b in boards_of(snap)]
+    families = {k: {"title": v.title, "feeds": list(v.feeds)} for k, v in cfg.families.items()}
+    roles = {k: {"title": r.title, "weights": dict(r.weights)} for k, r in cfg.roles.items()}
+    boards = [{"id": b.id, "title": b.title, "role": b.role} for b in cfg.boards]
+    return families, roles, boards
 
 
 def render_methodology(w: SiteWriter) -> None:
@@ -15,15 +46,11 @@ def render_methodology(w: SiteWriter) -> None:
         w.warnings.append("methodology: no ranked orchestrator row, so no worked example")
     elif example is not None and not example.agrees:
         w.warnings.append(f"methodology: the worked example for {example.identity} does not reproduce the saved R")
-    families = {k: v.title for k, v in cfg.families.items()}
-    roles = [
-        {"id": rid, "title": r.title, "total": sum(r.weights.values()),
-         "weights": sorted(r.weights.items(), key=lambda kv: (-kv[1], kv[0])),
-         "boards": [b.title for b in cfg.boards if b.role == rid]}
-        for rid, r in cfg.roles.items()
-    ]
+    family_specs, role_specs, boards = method_settings(snap, cfg)
+    families = {k: (v or {}).get("title") or k for k, v in family_specs.items()}
     env = w.env
-    slot_ctx = {**w.common, "root": "../", "families": families, "family_feeds": cfg.families, "roles": roles,
+    slot_ctx = {**w.common, "root": "../", "families": families, "family_feeds": family_specs,
+                "roles": role_tables(role_specs, boards), "weights_from_snapshot": bool(snap),
                 "example": example, "snap": snap}
     slots = {
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
