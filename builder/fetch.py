@@ -276,16 +276,6 @@ def _fetch_plan(client: httpx.Client, source: SourceConfig, settings: FetchSetti
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
 
 
-def fetch_source(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> Payload:
-    """Fetch one source from its live URL (network I/O); raises FetchError.
-
-    The payload is not checked here (``check_payload`` does that).
-    """
-    fetched_at = datetime.now(timezone.utc)
-    files, _ = _fetch_plan(client, source, settings)
-    return Payload(source=source.name, files=files, fetched_at=fetched_at, origin=source.url or "")
-
-
 # --------------------------------------------------------------------------- recorded payloads
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")

@@ -28,6 +28,7 @@ from builder.config import ArenaConfig, FetchSettings
 import builder.fetch as fetch_module
 from builder.fetch import FetchError, make_client
 from builder.records import FetchStatus
+from builder.util.io import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -177,10 +178,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
 
 
 def write_battles_status(store_dir: Path, status: FetchStatus) -> None:
-    path = battles_dir(store_dir) / "status.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(status.to_json(), indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(battles_dir(store_dir) / "status.json", json.dumps(status.to_json(), indent=1))
 
 
 def read_battles_status(store_dir: Path) -> FetchStatus | None:

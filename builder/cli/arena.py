@@ -24,6 +24,7 @@ import click
 
 from builder.cli.context import Group
 from builder.errors import UserError
+from builder.util.io import compact_json, write_atomic
 
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
@@ -34,27 +35,11 @@ def arena() -> None:
     """Arena: Bradley-Terry ratings, intervals and history from pairwise battles."""
 
 
-def _write_atomic(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, then rename into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            write(f)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: Iterable[str]) -> None:
     columns = list(columns)
     suffix = path.suffix.lower()
     if suffix == ".json":
-        _write_atomic(path, lambda f: (json.dump(rows, f, indent=1, ensure_ascii=False), f.write("\n")))
+        write_atomic(path, lambda f: (json.dump(rows, f, indent=1, ensure_ascii=False), f.write("\n")))
     elif suffix == ".csv":
         def w(f):
             writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
@@ -62,7 +47,7 @@ def _write_rows(path: Path, rows: list[dict[str, Any]], columns: Iterable[str]) 
             for r in rows:
                 writer.writerow({k: "" if r.get(k) is None else r.get(k) for k in columns})
 
-        _write_atomic(path, w)
+        write_atomic(path, w, newline="")
     else:
         raise UserError(f"{path}: output must end in .json or .csv")
 
@@ -146,9 +131,7 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
     suffix = out.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         def w(f):
-            for row in sim.rows():
-                f.write(json.dumps(row, separators=(",", ":"), ensure_ascii=False))
-                f.write("\n")
+            f.writelines(compact_json(row) for row in sim.rows())
     elif suffix == ".json":
         def w(f):
             f.write("[\n")
@@ -157,10 +140,10 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
             f.write("\n]\n")
     else:
         raise UserError(f"{out}: output must end in .jsonl or .json")
-    _write_atomic(out, w)
+    write_atomic(out, w)
     if truth_output:
         truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills)}
-        _write_atomic(Path(truth_output), lambda f: (json.dump(truth, f, indent=1), f.write("\n")))
+        write_atomic(Path(truth_output), lambda f: (json.dump(truth, f, indent=1), f.write("\n")))
     click.echo(f"{out}: {n_battles} battles among {len(sim.models)} models")
 
 
@@ -244,7 +227,7 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
                        "models": [{k: v for k, v in e.items() if k != "date"} for e in entries]})
     out = Path(output)
     if out.suffix.lower() == ".json":
-        _write_atomic(out, lambda f: (json.dump(slices, f, indent=1, ensure_ascii=False), f.write("\n")))
+        write_atomic(out, lambda f: (json.dump(slices, f, indent=1, ensure_ascii=False), f.write("\n")))
     else:
         _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
     click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)
@@ -279,12 +262,7 @@ def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max
     with ChatClient(endpoint, timeout=timeout, retries=retries) as client:
         rows = run_judge_battles(models, prompts, judge_model, client, max_tokens=max_tokens)
 
-    def w(f):
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
-            f.write("\n")
-
-    _write_atomic(Path(output), w)
+    write_atomic(Path(output), lambda f: f.writelines(compact_json(row) for row in rows))
     tally = {k: sum(r["winner"] == k for r in rows) for k in ("model_a", "model_b", "tie")}
     click.echo(f"{output}: {len(rows)} battles (model_a {tally['model_a']}, model_b {tally['model_b']}, tie {tally['tie']})")
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from builder.errors import UserError
 from builder.util.formats import EVALS_REPORT_SCHEMA
+from builder.util.io import write_text_atomic
 from builder.evals.records import (
     ClarifySummary,
     EvalReport,
@@ -124,15 +125,7 @@ def write_text(path: str | Path, text: str) -> None:
     """Write atomically (temporary file in the same folder, then rename)."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, text)
     except OSError as exc:
         raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None
 

@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from builder.errors import UserError
+from builder.util.io import compact_json
 
 OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
@@ -585,8 +586,7 @@ def write_battles_jsonl(rows: Iterator[Mapping[str, Any]] | list[Mapping[str, An
     n = 0
     with path.open("w", encoding="utf-8") as f:
         for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
-            f.write("\n")
+            f.write(compact_json(row))
             n += 1
     return n
 

@@ -86,8 +86,6 @@ class PairCounts:
         ties = np.bincount(self.i, self.ties, n) + np.bincount(self.j, self.ties, n)
         return battles, wins, ties
 
-    def with_counts(self, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> PairCounts:
-        return PairCounts(self.models, self.i, self.j, wins_i, wins_j, ties)
 
 
 _COUNT_CHUNK = 1 << 20  # battles per bincount pass: bounds the int64 temporaries to ~40 MB
