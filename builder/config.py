@@ -7,9 +7,9 @@ its field path, as one ``UserError`` (exit code 2 at the CLI).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
-import datetime as dt
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from builder.errors import UserError
 
 PACKAGE_DATA = Path(__file__).parent / "data"
+
+
+def resolve_data_path(path: str, base: Path | None) -> Path:
+    """A data path from site.yml: absolute as is, else under ``base`` (site.yml's folder) when
+    it exists there, else under the package's bundled ``data/`` folder."""
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    if base is not None and (base / p).exists():
+        return base / p
+    return PACKAGE_DATA / p
 
 SourceKind = Literal[
     "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
@@ -107,14 +118,7 @@ class SourceConfig(Strict):
 
     def recorded_path(self, base: Path | None = None) -> Path | None:
         """Absolute path of the recorded payload (package data unless absolute / config-relative)."""
-        if not self.recorded:
-            return None
-        p = Path(self.recorded)
-        if p.is_absolute():
-            return p
-        if base is not None and (base / p).exists():
-            return base / p
-        return PACKAGE_DATA / p
+        return resolve_data_path(self.recorded, base) if self.recorded else None
 
 
 class FamilyConfig(Strict):
@@ -281,7 +285,7 @@ class IndexBoardConfig(Strict):
     "How much the board is trusted, 0-100; a row's weight is share x confidence / 100."
 
 
-def _default_index_boards() -> list["IndexBoardConfig"]:
+def _default_index_boards() -> list[IndexBoardConfig]:
     rows = [
         ("arena/text", "general", 0.6, 90), ("livebench/global", "general", 0.4, 80),
         ("arena/coding", "coding", 0.4, 85), ("aider/polyglot", "coding", 0.3, 80),
@@ -378,7 +382,7 @@ class SiteConfig(Strict):
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
 
     @model_validator(mode="after")
-    def _cross_checks(self) -> "SiteConfig":
+    def _cross_checks(self) -> SiteConfig:
         errors: list[str] = []
         names = [s.name for s in self.sources]
         dupes = sorted({n for n in names if names.count(n) > 1})

@@ -31,10 +31,11 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping
+from typing import Any
 
 from builder.records import FetchStatus, Payload
 from builder.util.io import write_text_atomic

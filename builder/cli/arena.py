@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,6 @@ import click
 from builder.cli.context import Group
 from builder.errors import UserError
 from builder.util.io import compact_json, write_atomic
-
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -91,7 +88,8 @@ def _report_line(battles) -> str:
     rep = battles.report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
-    return f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(battles.models)} models; bad rows: {bad}; removed: {removed}"
+    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(battles.models)} models; "
+            f"bad rows: {bad}; removed: {removed}")
 
 
 @arena.command()
@@ -142,7 +140,7 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
         raise UserError(f"{out}: output must end in .jsonl or .json")
     write_atomic(out, w)
     if truth_output:
-        truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills)}
+        truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills, strict=True)}
         write_atomic(Path(truth_output), lambda f: (json.dump(truth, f, indent=1), f.write("\n")))
     click.echo(f"{out}: {n_battles} battles among {len(sim.models)} models")
 
@@ -152,13 +150,16 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
               help="Battles file: .json, .jsonl, .csv or .parquet.")
 @click.option("--method", type=click.Choice(["bt", "elo"]), default="bt", show_default=True,
               help="bt: Bradley-Terry MLE; elo: online Elo (k=4).")
-@click.option("--bootstrap", type=click.IntRange(0), default=0, show_default=True, help="Bootstrap rounds for 95% intervals.")
+@click.option("--bootstrap", type=click.IntRange(0), default=0, show_default=True,
+              help="Bootstrap rounds for 95% intervals.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--anchor", default=None, help="MODEL=RATING: shift so this model has this rating (bt).")
 @click.option("--k", "elo_k", type=float, default=4.0, show_default=True, help="Online Elo step (elo).")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Bootstrap processes (default: all cores for big jobs).")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="Bootstrap processes (default: all cores for big jobs).")
 @_filter_options
-@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write rows to F.json or F.csv (default: print).")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write rows to F.json or F.csv (default: print).")
 def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only, dedup, language, min_date, max_date,
         min_turn, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
@@ -169,21 +170,24 @@ def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only,
     battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
     click.echo(_report_line(battles), err=True)
     rows, info = fit_rating_table(
-        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k, workers=workers
+        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
+        workers=workers
     )
     if len(info.get("components", ())) > 1:
         sizes = ", ".join(str(len(c)) for c in info["components"])
         click.echo(f"note: the battle graph has {len(info['components'])} disconnected components ({sizes} models); "
                    "each is centred on 1000 and ranked on its own", err=True)
     if info.get("degenerate_rounds"):
-        click.echo(f"note: {info['degenerate_rounds']} bootstrap rounds left some model without a finite rating", err=True)
+        click.echo(f"note: {info['degenerate_rounds']} bootstrap rounds left some model without a finite rating",
+                   err=True)
     out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in rows]
     if output:
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models", err=True)
         return
     width = max(len(r["model"]) for r in out_rows)
-    click.echo(f"{'rank':>4} {'ub':>3}  {'model':<{width}}  {'rating':>8} {'lower':>8} {'upper':>8} {'battles':>8} {'win_rate':>8}")
+    click.echo(f"{'rank':>4} {'ub':>3}  {'model':<{width}}  {'rating':>8} {'lower':>8} {'upper':>8} {'battles':>8} "
+               f"{'win_rate':>8}")
     for r in out_rows:
         lo = "-inf" if r["lower"] is None else f"{r['lower']:.1f}"
         hi = "inf" if r["upper"] is None else f"{r['upper']:.1f}"
@@ -241,12 +245,14 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
 @click.option("--api", type=click.Choice(["openai", "anthropic"]), default="openai", show_default=True,
               help="Endpoint kind: OpenAI-compatible chat completions or Anthropic messages.")
 @click.option("--base-url", default=None, help="API base URL (default: the provider's).")
-@click.option("--api-key-env", default=None, help="Environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")
+@click.option("--api-key-env", default=None,
+              help="Environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")
 @click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True, help="Answer length cap.")
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per request.")
 @click.option("--retries", type=click.IntRange(1, 10), default=3, show_default=True)
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file to write (.jsonl).")
-def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max_tokens, timeout, retries, output) -> None:
+def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max_tokens, timeout, retries,
+          output) -> None:
     """LLM-judged battles: each pair judged twice with the answers swapped; a winner only
     when both verdicts agree, else a tie."""
     from builder.pairwise.judge import (
@@ -264,7 +270,8 @@ def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max
 
     write_atomic(Path(output), lambda f: f.writelines(compact_json(row) for row in rows))
     tally = {k: sum(r["winner"] == k for r in rows) for k in ("model_a", "model_b", "tie")}
-    click.echo(f"{output}: {len(rows)} battles (model_a {tally['model_a']}, model_b {tally['model_b']}, tie {tally['tie']})")
+    click.echo(f"{output}: {len(rows)} battles (model_a {tally['model_a']}, model_b {tally['model_b']}, tie "
+               f"{tally['tie']})")
 
 
 __all__ = ["arena"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from builder.cli.context import Group
-from builder.errors import CheckFailed, UserError
+from builder.errors import UserError
 from builder.evals.aggregate import (
     AGGREGATE_ALPHA,
     AGGREGATE_ROUNDS,

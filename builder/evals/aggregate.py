@@ -109,7 +109,8 @@ def compute_eval_reports(
     """One EvalReport per metric, in order of the metric's first appearance."""
     check_eval_runs(runs)
     return tuple(
-        compute_eval_report(runs, m, b=b, alpha=alpha, seed=seed, weighted=weighted, stratified=stratified, checked=True)
+        compute_eval_report(runs, m, b=b, alpha=alpha, seed=seed, weighted=weighted, stratified=stratified,
+                            checked=True)
         for m in metric_names(runs)
     )
 

@@ -11,21 +11,19 @@ model ids cut to 20 characters. The CI header follows ``alpha`` (0.05 -> "95% CI
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from builder.errors import UserError
-from builder.util.formats import EVALS_REPORT_SCHEMA
-from builder.util.io import write_text_atomic
 from builder.evals.records import (
     ClarifySummary,
     EvalReport,
     LeaderboardRow,
     PairwiseRow,
 )
+from builder.util.formats import EVALS_REPORT_SCHEMA
+from builder.util.io import write_text_atomic
 
 MODEL_ID_WIDTH = 20
 REPORT_SCHEMA = EVALS_REPORT_SCHEMA

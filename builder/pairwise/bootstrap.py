@@ -297,7 +297,8 @@ def _fit_group(job: _Job, members: np.ndarray, wi, wj, t, start, c, ratings) -> 
     li, lj = local[job.i], local[job.j]
     tot = wi + wj + t
     sel = (li >= 0) & (lj >= 0) & (tot > 0)
-    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members], tol=_ROUND_TOL)
+    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members],
+                        tol=_ROUND_TOL)
     r = job.scale * beta
     ratings[members] = r - r.mean() + job.point[members].mean()
 
@@ -322,7 +323,8 @@ def point_ranks(ratings: np.ndarray, component: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def ranks_with_uncertainty(lower: np.ndarray, upper: np.ndarray, component: np.ndarray, rated: np.ndarray) -> np.ndarray:
+def ranks_with_uncertainty(lower: np.ndarray, upper: np.ndarray, component: np.ndarray,
+                           rated: np.ndarray) -> np.ndarray:
     """rank_ub = 1 + #models of the same component whose lower bound exceeds this upper bound."""
     ranks = np.zeros(lower.size, dtype=np.int64)
     for k in np.unique(component[rated]):

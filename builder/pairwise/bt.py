@@ -160,7 +160,8 @@ class Structure:
     unrated: tuple[tuple[np.ndarray, str], ...]  # (codes, position) with position in above/below/between
 
 
-def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> Structure:
+def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins_j: np.ndarray,
+                  ties: np.ndarray) -> Structure:
     """Components of the battle graph (most battles first) and the strongly connected
     structure of each.
 
@@ -276,13 +277,14 @@ def fit_bt(
     """
     n = counts.n_models
     st = analyse_graph(n, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
-    unrated = tuple(Unrated(tuple(counts.models[k] for k in codes), describe_unrated(counts, codes)) for codes, _ in st.unrated)
+    unrated = tuple(Unrated(tuple(counts.models[k] for k in codes), describe_unrated(counts, codes)) for codes,
+                    _ in st.unrated)
     if unrated and on_unidentifiable == "raise":
         raise NoFiniteRating(unrated)
     ratings = np.full(n, np.nan)
     component = np.full(n, -1, dtype=np.int64)
     iterations = 0
-    for c, (members, main) in enumerate(zip(st.components, st.main)):
+    for c, (members, main) in enumerate(zip(st.components, st.main, strict=True)):
         component[members] = c
         beta, its = solve_group(counts, main, scale=scale, base=base)
         iterations = max(iterations, its)

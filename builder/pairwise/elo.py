@@ -250,7 +250,7 @@ def online_elo_python(
     wins: dict[str, int] = {}
     ties: dict[str, int] = {}
     c = math.log2(base) / scale
-    for ma, mb, w in zip(model_a, model_b, winner):
+    for ma, mb, w in zip(model_a, model_b, winner, strict=True):
         for m in (ma, mb):
             if m not in ratings:
                 ratings[m] = init

@@ -66,7 +66,9 @@ class SimulatedBattles:
         """Battle dicts in the clean_battle schema (tstamp rounded to the second)."""
         names = self.models
         for a, b, o, t, an in zip(
-            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(), self.anony.tolist()
+            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(),
+            self.anony.tolist(),
+            strict=True,
         ):
             yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
 
@@ -162,7 +164,8 @@ def random_skills(n_models: int, seed: int, *, spread: float = 120.0, prefix: st
     """``n_models`` latent skills ~ Normal(1000, spread), names ``model-01``... (sorted by name)."""
     rng = np.random.default_rng(seed)
     width = len(str(n_models))
-    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k, z in enumerate(rng.standard_normal(n_models))}
+    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k,
+            z in enumerate(rng.standard_normal(n_models))}
 
 
 def skills_from_leaderboard(path: str | Path, category: str | None = None) -> dict[str, float]:

@@ -94,7 +94,7 @@ def fit_calibration(
     beta = None
     if sigma > 0:
         z = [(x - mu) / sigma for x in xs]
-        beta = math.fsum(zi * (ai - alpha) for zi, ai in zip(z, arena)) / math.fsum(zi * zi for zi in z)
+        beta = math.fsum(zi * (ai - alpha) for zi, ai in zip(z, arena, strict=True)) / math.fsum(zi * zi for zi in z)
     if n < min_overlap:
         reason = f"overlap {n} < {min_overlap}"
     elif sigma == 0:

@@ -114,7 +114,7 @@ def rank_rows(rows: Iterable[T], r: Callable[[T], float], spelling: Callable[[T]
     """(rank, row) sorted by descending unrounded R, ties in ascending spelling."""
     ordered = sorted(rows, key=lambda x: (-r(x), spelling(x)))
     ranks = competition_ranks([r(x) for x in ordered])
-    return list(zip(ranks, ordered))
+    return list(zip(ranks, ordered, strict=True))
 
 
 def rank_by_key(rows: Sequence[T], key: Callable[[T], tuple]) -> list[int]:

@@ -35,7 +35,8 @@ import datetime as dt
 import json
 import math
 from collections import defaultdict
-from typing import Any, Iterable, Sequence, TextIO, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO, TypeVar
 
 from builder.config import SiteConfig
 from builder.errors import UserError

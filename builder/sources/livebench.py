@@ -143,7 +143,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
 
     overrides = source.options.get("feed_names") or {}
     feeds = {c: feed_slug(c, overrides) for c in categories}
-    clash = sorted({f for f in feeds.values() if list(feeds.values()).count(f) > 1} | ({"global"} & set(feeds.values())))
+    slugs = list(feeds.values())
+    clash = sorted({f for f in slugs if slugs.count(f) > 1} | ({"global"} & set(slugs)))
     if clash:
         raise PayloadError(f"{cats_key}: categories share the feed name(s) {', '.join(clash)}")
     summary: dict[str, int] = {}
@@ -188,7 +189,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             reason = f"{table_name} line {line} ({model!r}): ragged row, {len(row)} fields, header has {len(header)}"
             emit(model, "global", None, reason, {"category": "global", "from_summary": False})
             for c in categories:
-                emit(model, feeds[c], None, reason, {"category": c, "from_summary": False, "tasks": list(categories[c])})
+                emit(model, feeds[c], None, reason, {"category": c, "from_summary": False,
+                                                     "tasks": list(categories[c])})
             continue
 
         scores: dict[str, float] = {}

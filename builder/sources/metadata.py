@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 import re
 from datetime import date, datetime
+from typing import Any
+
 import yaml
 
 from builder.config import SourceConfig
@@ -100,7 +102,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
 
     models: list[ModelInfo] = []
     seen: dict[str, int] = {}
-    for entry, entry_node in zip(data, node.value):
+    for entry, entry_node in zip(data, node.value, strict=True):
         line = entry_node.start_mark.line + 1
         if not isinstance(entry, dict):
             raise UserError(f"{where}: line {line}: expected a mapping with 'model', got {entry!r}")
@@ -109,7 +111,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         if unknown:
             raise UserError(f"{where}: line {lines.get(unknown[0], line)}: unknown field {unknown[0]!r}")
 
-        def bad(field: str, why: str) -> UserError:
+        def bad(field: str, why: str, lines: dict[str, int] = lines, line: int = line,
+                entry: dict[str, Any] = entry) -> UserError:
             return UserError(f"{where}: line {lines.get(field, line)}: {field} {why} ({entry.get(field)!r})")
 
         model = entry.get("model")

@@ -23,7 +23,7 @@ list price. Entries with a usable ``context_length`` also yield a ``ModelInfo``.
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from builder.config import SourceConfig
@@ -52,7 +52,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     rows = doc.get("data") if isinstance(doc, dict) else None
     if not isinstance(rows, list):
         raise PayloadError(f"{name}: expected an object with a 'data' list of models")
-    as_of = source.date or payload.fetched_at.astimezone(timezone.utc).date()
+    as_of = source.date or payload.fetched_at.astimezone(UTC).date()
 
     prices: list[Price] = []
     models: list[ModelInfo] = []

@@ -294,7 +294,7 @@ def _exclude_incompatible(observations: list[Observation]) -> list[Observation]:
         if o.excluded is None and o.date is not None:
             by_model[o.model].append(i)
     out = list(observations)
-    for model, idxs in by_model.items():
+    for idxs in by_model.values():
         last = max(observations[i].date for i in idxs)  # type: ignore[type-var]
         on_last = [i for i in idxs if observations[i].date == last]
         configs = {(observations[i].details["agent"], observations[i].details["agent_version"]) for i in on_last}
