@@ -33,12 +33,12 @@ colour across frames, boards, builds and machines (never Python's salted ``hash`
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
 from pathlib import Path
 from typing import Any
+
+from builder.snapshot.models import ModelFacts, Snapshot
+from builder.util.io import compact_json
 
 PALETTE = (
     "#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499",
@@ -61,155 +61,123 @@ def colour_of(identity: str) -> str:
     return PALETTE[int(digest[:8], 16) % len(PALETTE)]
 
 
-def _finite(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _iso_day(x: Any) -> str | None:
-    if not isinstance(x, str) or len(x) != 10:
-        return None
-    try:
-        return date.fromisoformat(x).isoformat()
-    except ValueError:
-        return None
-
-
-def order_snapshots(snapshots: Iterable[Mapping[str, Any] | None]) -> list[Mapping[str, Any]]:
-    """Snapshots with a valid ISO date, oldest first, one per date (the first given wins)."""
-    seen: dict[str, Mapping[str, Any]] = {}
+def order_snapshots(snapshots: Iterable[Snapshot | None]) -> list[Snapshot]:
+    """The snapshots, oldest first, one per date (the first given wins); None entries skipped."""
+    seen: dict[str, Snapshot] = {}
     for s in snapshots:
-        if not isinstance(s, Mapping):
-            continue
-        day = _iso_day(s.get("date"))
-        if day is not None and day not in seen:
-            seen[day] = s
+        if s is not None and s.date not in seen:
+            seen[s.date] = s
     return [seen[d] for d in sorted(seen)]
-
-
-def _board(snapshot: Mapping[str, Any], board_id: str) -> Mapping[str, Any] | None:
-    for b in snapshot.get("boards") or []:
-        if isinstance(b, Mapping) and b.get("id") == board_id:
-            return b
-    return None
 
 
 def _frame_sort(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(entries, key=lambda e: (e["rank"], e["name"].casefold(), e["identity"]))
 
 
-def compute_board_frames(snapshots: Sequence[Mapping[str, Any]], board_id: str) -> dict[str, Any]:
+def compute_board_frames(snapshots: Sequence[Snapshot], board_id: str) -> dict[str, Any]:
     """One board's race: ``{"id", "title", "unit", "frames"}``, one frame per snapshot holding it.
 
     ``snapshots`` in any order (ordered and de-duplicated by date here). A frame lists every
-    ranked row of the board (rank not null, finite R): ``value`` = unrounded R (Arena scale),
-    ``rank`` = the snapshot's competition rank, ``score`` = its displayed integer, ``partial``,
-    ``movement`` (as saved: int, "new" or null) and the display ``name``. Rows of the "new"
-    strip have no rank and are not in the race. A snapshot without the board adds no frame;
-    a board with no ranked rows that day adds an empty frame.
+    ranked row of the board: ``value`` = unrounded R (Arena scale), ``rank`` = the snapshot's
+    competition rank, ``score`` = its displayed integer, ``partial``, ``movement`` (as saved:
+    int, "new" or null) and the display ``name``. Rows of the "new" strip have no rank and
+    are not in the race. A snapshot without the board adds no frame; a board with no ranked
+    rows that day adds an empty frame.
     """
     frames: list[dict[str, Any]] = []
     title = board_id
     for snap in order_snapshots(snapshots):
-        board = _board(snap, board_id)
+        board = snap.board(board_id)
         if board is None:
             continue
-        title = str(board.get("title") or board_id)
+        title = board.title or board_id
         entries = []
-        for row in board.get("rows") or []:
-            rank, r, ident = row.get("rank"), row.get("r"), row.get("identity")
-            if not isinstance(rank, int) or isinstance(rank, bool) or not _finite(r) or not ident:
+        for row in board.rows:
+            if row.rank is None:
                 continue
-            score = row.get("score")
             entries.append({
-                "identity": str(ident),
-                "name": str(row.get("model") or ident),
-                "value": float(r),
-                "rank": rank,
-                "score": score if isinstance(score, int) and not isinstance(score, bool) else round(float(r)),
-                "partial": bool(row.get("partial")),
-                "movement": row.get("movement") if row.get("movement") == "new" or (
-                    isinstance(row.get("movement"), int) and not isinstance(row.get("movement"), bool)) else None,
+                "identity": row.identity,
+                "name": row.model or row.identity,
+                "value": row.r,
+                "rank": row.rank,
+                "score": row.score,
+                "partial": row.partial,
+                "movement": row.movement,
             })
-        frames.append({"date": snap["date"], "method_id": snap.get("method_id"), "models": _frame_sort(entries)})
+        frames.append({"date": snap.date, "method_id": snap.method_id, "models": _frame_sort(entries)})
     return {"id": board_id, "title": title, "unit": BOARD_UNIT, "frames": frames}
 
 
-def _spelling_index(snapshot: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Spelling (exact, then case-folded) -> (identity, display name), from ``snapshot["models"]``."""
+def spelling_index(models: Mapping[str, ModelFacts]) -> dict[str, tuple[str, str]]:
+    """Spelling (exact, then case-folded) -> (identity, display name), from a snapshot's ``models``."""
     index: dict[str, tuple[str, str]] = {}
-    for ident, info in (snapshot.get("models") or {}).items():
-        info = info if isinstance(info, Mapping) else {}
-        name = str(info.get("name") or ident)
-        for s in [ident, *(info.get("spellings") or [])]:
-            if isinstance(s, str):
-                index.setdefault(s, (ident, name))
-                index.setdefault(s.casefold(), (ident, name))
+    for ident, info in models.items():
+        name = info.name or ident
+        for s in [ident, *info.spellings]:
+            index.setdefault(s, (ident, name))
+            index.setdefault(s.casefold(), (ident, name))
     return index
 
 
-def compute_arena_frames(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The Arena race: one frame per ``snapshot["arena"]["history"]`` slice (cumulative).
+def arena_keys(models: Mapping[str, ModelFacts], spellings: Iterable[str]) -> tuple[dict[str, tuple[str, str]],
+                                                                                 dict[str, str]]:
+    """(spelling -> (race key, display name), race key -> colour) for Arena spellings.
 
-    ``value`` = Bradley-Terry rating (Arena scale), ``rank`` = the slice's rank, ``score`` =
-    ``round(value)`` (half to even), ``lower``/``upper`` when the slice has intervals,
-    ``n_battles`` per frame. The Arena rates spellings: a spelling that is the only Arena
-    spelling of a board identity (through the snapshot's ``models`` spellings) takes that
-    identity and display name, so it keys and colours the same as on the boards; spellings
-    that share an identity (effort variants) or match none stay their own key and name, with
-    the shared identity's colour. No Arena section or no history: no frames.
+    A spelling that is the only one (among ``spellings``) of an identity in ``models`` takes
+    that identity and its display name, so it keys and colours the same as on the boards;
+    spellings that share an identity (effort variants) or match none stay their own key and
+    name, with the shared identity's colour.
     """
-    arena = (snapshot or {}).get("arena")
-    history = arena.get("history") if isinstance(arena, Mapping) else None
-    index = _spelling_index(snapshot or {})
-    slices = [sl for sl in history or [] if isinstance(sl, Mapping) and _iso_day(sl.get("date")) is not None]
-
-    def usable(m: Any) -> bool:
-        return (isinstance(m, Mapping) and isinstance(m.get("model"), str) and _finite(m.get("rating"))
-                and isinstance(m.get("rank"), int) and not isinstance(m.get("rank"), bool))
-
-    spellings = sorted({m["model"] for sl in slices for m in sl.get("models") or [] if usable(m)})
-    folded = {sp: index.get(sp) or index.get(sp.casefold()) for sp in spellings}
+    index = spelling_index(models)
+    folded = {sp: index.get(sp) or index.get(sp.casefold()) for sp in sorted(set(spellings))}
     per_identity: dict[str, int] = {}
     for hit in folded.values():
         if hit is not None:
             per_identity[hit[0]] = per_identity.get(hit[0], 0) + 1
-    key: dict[str, tuple[str, str]] = {}  # spelling -> (race key, display name)
+    key: dict[str, tuple[str, str]] = {}
     colours: dict[str, str] = {}
     for sp, hit in folded.items():
-        if hit is not None and per_identity[hit[0]] == 1:
-            key[sp] = hit
-        else:
-            key[sp] = (sp, sp)
+        key[sp] = hit if hit is not None and per_identity[hit[0]] == 1 else (sp, sp)
         colours[key[sp][0]] = colour_of(hit[0] if hit is not None else sp)
+    return key, colours
 
+
+def compute_arena_frames(snapshot: Snapshot | None) -> dict[str, Any]:
+    """The Arena race: one frame per slice of the snapshot's Arena ``history`` (cumulative).
+
+    ``value`` = Bradley-Terry rating (Arena scale), ``rank`` = the slice's rank, ``score`` =
+    ``round(value)`` (half to even), ``lower``/``upper`` when the slice has intervals,
+    ``n_battles`` per frame. Spellings key as ``arena_keys`` says. No Arena section or no
+    history: no frames.
+    """
+    arena = snapshot.arena if snapshot is not None else None
+    slices = arena.history if arena is not None else ()
+    spellings = {m.model for sl in slices for m in sl.models if m.rating is not None}
+    key, colours = arena_keys(snapshot.models if snapshot is not None else {}, spellings)
     frames: list[dict[str, Any]] = []
     for sl in slices:
         entries = []
-        for m in sl.get("models") or []:
-            if not usable(m):
+        for m in sl.models:
+            if m.rating is None:
                 continue
-            ident, name = key[m["model"]]
-            entry: dict[str, Any] = {"identity": ident, "name": name, "value": float(m["rating"]),
-                                     "rank": m["rank"], "score": round(float(m["rating"])), "partial": False}
-            if _finite(m.get("lower")) and _finite(m.get("upper")):
-                entry["lower"], entry["upper"] = float(m["lower"]), float(m["upper"])
+            ident, name = key[m.model]
+            entry: dict[str, Any] = {"identity": ident, "name": name, "value": m.rating,
+                                     "rank": m.rank, "score": round(m.rating), "partial": False}
+            if m.lower is not None and m.upper is not None:
+                entry["lower"], entry["upper"] = m.lower, m.upper
             entries.append(entry)
-        frame: dict[str, Any] = {"date": sl["date"], "models": _frame_sort(entries)}
-        if isinstance(sl.get("n_battles"), int):
-            frame["n_battles"] = sl["n_battles"]
-        frames.append(frame)
+        frames.append({"date": sl.date, "models": _frame_sort(entries), "n_battles": sl.n_battles})
     frames.sort(key=lambda f: f["date"])
     return {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT, "frames": frames, "colours": colours}
 
 
-def board_ids(snapshots: Sequence[Mapping[str, Any]]) -> list[str]:
+def board_ids(snapshots: Sequence[Snapshot]) -> list[str]:
     """Every board id seen, in the newest snapshot's order, then older boards by first sight."""
-    ordered = order_snapshots(snapshots)
     ids: list[str] = []
-    for snap in [*reversed(ordered)]:
-        for b in snap.get("boards") or []:
-            if isinstance(b, Mapping) and isinstance(b.get("id"), str) and b["id"] not in ids:
-                ids.append(b["id"])
+    for snap in reversed(order_snapshots(snapshots)):
+        for b in snap.boards:
+            if b.id not in ids:
+                ids.append(b.id)
     return ids
 
 
@@ -219,17 +187,16 @@ def _colours(*docs: Mapping[str, Any]) -> dict[str, str]:
 
 
 def compute_race_data(
-    snapshots: Sequence[Mapping[str, Any]], current: Mapping[str, Any] | None
+    snapshots: Sequence[Snapshot], current: Snapshot | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(boards document, arena document) as written to ``data/race/``.
 
     ``snapshots`` are the earlier snapshots; only those dated up to ``current``'s date are
     used (a past day re-renders as it was). ``current`` may be None (history only).
     """
-    day = _iso_day((current or {}).get("date"))
     pool = order_snapshots([current, *snapshots])
-    if day is not None:
-        pool = [s for s in pool if s["date"] <= day]
+    if current is not None:
+        pool = [s for s in pool if s.date <= current.date]
     boards = [compute_board_frames(pool, bid) for bid in board_ids(pool)]
     arena = compute_arena_frames(current)
     boards_doc = {"kind": "boards", "colours": _colours(*boards), "boards": boards}
@@ -239,7 +206,7 @@ def compute_race_data(
 
 def dump_race_doc(doc: Mapping[str, Any]) -> str:
     """A race document as written to the site: compact JSON, one trailing newline."""
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+    return compact_json(doc)
 
 
 def _write(out: Path, rel: str, doc: Mapping[str, Any]) -> Path:
@@ -251,7 +218,7 @@ def _write(out: Path, rel: str, doc: Mapping[str, Any]) -> Path:
 
 
 def write_race_data(
-    out_site_dir: Path, snapshots: Sequence[Mapping[str, Any]], current: Mapping[str, Any] | None
+    out_site_dir: Path, snapshots: Sequence[Snapshot], current: Snapshot | None
 ) -> list[Path]:
     """Write ``data/race/boards.json`` and ``data/race/arena.json`` under ``out_site_dir``."""
     boards_doc, arena_doc = compute_race_data(snapshots, current)

@@ -15,6 +15,11 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def live_option(what: str) -> Callable[[F], F]:
+    """``--live``: ask the real upstream URLs (a flag; None when not given)."""
+    return click.option("--live", is_flag=True, default=None, help=what)
+
+
 def out_option(default: str = "site/ beside site.yml") -> Callable[[F], F]:
     """``--out DIR``: the output folder (a ``Path``, or None for the command's default)."""
     return click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,

@@ -14,18 +14,23 @@ import functools
 import http.server
 import threading
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from builder.cli.context import Context, pass_ctx
 from builder.cli.options import base_url_option, now_option, out_option, strict_option
 from builder.errors import CheckFailed, UserError
+from builder.util.io import parse_utc
+
+if TYPE_CHECKING:
+    from builder.snapshot import Snapshot
 
 
-def _load_snapshot(path: Path) -> dict[str, Any]:
+def _load_snapshot(path: Path) -> Snapshot:
     from builder.snapshot import load_snapshot
 
     return load_snapshot(path)
@@ -37,9 +42,9 @@ def _snapshot_files(folder: Path) -> list[Path]:
     return list_snapshots(folder)
 
 
-def load_history(folders: list[Path], before: str | None, exclude: Path | None = None) -> list[dict[str, Any]]:
+def load_history(folders: list[Path], before: str | None, exclude: Path | None = None) -> list[Snapshot]:
     """Readable snapshots dated strictly before ``before`` from ``folders`` (first folder wins a date)."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, Snapshot] = {}
     for folder in folders:
         for p in _snapshot_files(folder):
             if exclude is not None and p.resolve() == exclude.resolve():
@@ -54,17 +59,10 @@ def load_history(folders: list[Path], before: str | None, exclude: Path | None =
     return [seen[d] for d in sorted(seen)]
 
 
-def snapshot_now(snapshot: dict[str, Any], override: str | None) -> datetime:
+def snapshot_now(snapshot: Snapshot, override: str | None) -> datetime:
     """``--now`` when given (ISO date or time, UTC if naive), else the snapshot's ``created_at``."""
-    value = override if override is not None else snapshot.get("created_at")
-    if not isinstance(value, str):
-        raise UserError("snapshot has no created_at; pass --now")
-    try:
-        t = datetime.fromisoformat(value)
-    except ValueError:
-        where = "--now" if override is not None else "snapshot created_at"
-        raise UserError(f"{where}: not an ISO date/time: {value!r}") from None
-    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t
+    value = override if override is not None else snapshot.created_at
+    return parse_utc(value, "--now" if override is not None else "snapshot created_at")
 
 
 def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now: str | None = None,
@@ -81,7 +79,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     when = snapshot_now(snapshot, now)
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
-    history = load_history([snapshot_path.parent, snaps_dir], snapshot.get("date"), exclude=snapshot_path)
+    history = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
     if base_url is not None:
         from builder.util.text import safe_url
 
@@ -188,11 +186,11 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
             cfg, base = load_config(config_path)
             path = pick_snapshot()
             if path is not None:
-                warnings = render_from_snapshot(cfg, base, path, out, now=datetime.now(timezone.utc).isoformat(),
+                warnings = render_from_snapshot(cfg, base, path, out, now=datetime.now(UTC).isoformat(),
                                                 base_url=url, banner_warnings=True)
             else:
                 warnings = write_site_atomically(out, lambda tmp: render_site(
-                    None, [], cfg, base, tmp, now=datetime.now(timezone.utc), base_url=url, banner_warnings=True))
+                    None, [], cfg, base, tmp, now=datetime.now(UTC), base_url=url, banner_warnings=True))
         except UserError as exc:
             click.echo(f"error: {exc} (the previous preview stays)", err=True)
             return

@@ -13,12 +13,20 @@ from pathlib import Path
 import click
 
 from builder.cli.context import Context, pass_ctx
-from builder.cli.options import base_url_option, now_option, out_option, snapshots_dir_option, strict_option
+from builder.cli.options import (
+    base_url_option,
+    live_option,
+    now_option,
+    out_option,
+    snapshots_dir_option,
+    strict_option,
+)
 from builder.errors import CheckFailed, UserError
+from builder.util.io import as_utc
 
 
 @click.command()
-@click.option("--live", is_flag=True, default=None, help="Ask the real upstream URLs (default: the bundled recorded payloads).")
+@live_option("Ask the real upstream URLs (default: the bundled recorded payloads).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress display on a terminal.")
 @pass_ctx
 def fetch(obj: Context, live: bool | None, progress: bool) -> None:
@@ -60,7 +68,7 @@ def select_cmd(obj: Context, fmt: str, output: str | None) -> None:
 
 
 @click.command()
-@click.option("--live", is_flag=True, default=None, help="Fetch the real upstream URLs instead of the bundled payloads.")
+@live_option("Fetch the real upstream URLs instead of the bundled payloads.")
 @out_option()
 @base_url_option()
 @strict_option()
@@ -129,7 +137,7 @@ def _parse_day(option: str, value: str | None) -> date | None:
 
 def build_time(day: date | None, now: datetime) -> datetime:
     """The build time: ``now`` (UTC), moved to ``day`` when one is given (time of day kept)."""
-    now = now.astimezone(UTC)
+    now = as_utc(now)
     return now if day is None else now.replace(year=day.year, month=day.month, day=day.day)
 
 
@@ -154,14 +162,14 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
     path, action = write_snapshot(snapshot, folder)
     if action == "empty":
         raise CheckFailed(f"no rows on any board (every rating source failed?): {path.name} was not saved")
-    ranked = sum(len(b["rows"]) for b in snapshot["boards"])
-    ok = sum(1 for s in snapshot["sources"] if s["status"] == "ok")
-    click.echo(f"snapshot {path} ({action}): {len(snapshot['boards'])} boards, {ranked} ranked rows, "
-               f"{ok}/{len(snapshot['sources'])} sources ok, as of {snapshot['as_of']}"
-               + (", stale (Arena failed)" if snapshot["stale"] else ""))
-    for b in snapshot["boards"]:
-        if b["warning"]:
-            click.echo(f"warning: {b['id']}: {b['warning']}", err=True)
+    ranked = sum(len(b.rows) for b in snapshot.boards)
+    ok = sum(1 for s in snapshot.sources if s.status == "ok")
+    click.echo(f"snapshot {path} ({action}): {len(snapshot.boards)} boards, {ranked} ranked rows, "
+               f"{ok}/{len(snapshot.sources)} sources ok, as of {snapshot.as_of}"
+               + (", stale (Arena failed)" if snapshot.stale else ""))
+    for b in snapshot.boards:
+        if b.warning:
+            click.echo(f"warning: {b.id}: {b.warning}", err=True)
 
 
 @click.command("explain")

@@ -19,18 +19,18 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
-from builder.render.guards import check_guards
 from builder.render.markdown import read_content_dir
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
-from builder.render.writer import Page, SiteWriter, Snap, copy_static, find_dir, make_env, safe_day
+from builder.render.writer import Page, SiteWriter, Snap, copy_static, find_dir, make_env
+from builder.snapshot import check_guards
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
@@ -61,9 +61,9 @@ def render_site(
     base_url = _normalise_base_url(base_url or cfg.site.url)
     templates = find_dir(base, "templates")
     content = read_content_dir(find_dir(base, "content"))
-    snap = dict(snapshot) if snapshot is not None else None
+    snap = snapshot
     guards = check_guards(snap, now)
-    earlier = _earlier(history, snap.get("date") if snap else None)
+    earlier = _earlier(history, snap.date if snap else None)
     warnings = _input_warnings(snap, guards, "index" in content)
     w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
                    history=earlier, content=content, warnings=warnings,
@@ -75,11 +75,11 @@ def render_site(
         "base_url": base_url,
         "csp": CSP,
         "nav": [{"key": p.key, "title": p.menu_title(w), "href": p.href} for p in chosen if p.menu is not None],
-        "demo": bool(snap.get("demo")) if snap else cfg.demo,
+        "demo": snap.demo if snap else cfg.demo,
         "snap": snap,
         "guards": guards,
         "banner": warnings if banner_warnings else [],
-        "stale": bool(snap and snap.get("stale")),
+        "stale": bool(snap and snap.stale),
         "footer_pages": [p for k, p in sorted(content.items(), key=lambda kv: (kv[1].order, kv[0]))
                          if k not in SPECIAL_CONTENT],
         "licence": RATING_LICENCE,
@@ -91,9 +91,9 @@ def render_site(
     copy_static(templates / "static", out / "static")
     for page in chosen:
         page.render(w)
-    day = snap.get("date") if snap else None
+    day = snap.date if snap else None
     w.file("sitemap.xml", w.env.get_template("sitemap.xml").render(
-        {"urls": [base_url + p for p in sorted(set(w.pages))], "lastmod": safe_day(day) if day else None}))
+        {"urls": [base_url + p for p in sorted(set(w.pages))], "lastmod": day}))
     w.file("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}sitemap.xml\n")
     return warnings
 
@@ -101,11 +101,11 @@ def render_site(
 def _input_warnings(snap: Snap | None, guards: Sequence[str], has_index_page: bool) -> list[str]:
     """What the inputs alone say is wrong: refused boards, a stale Arena, board warnings."""
     warnings: list[str] = [f"live boards refused: {g}" for g in guards]
-    if snap and snap.get("stale"):
+    if snap and snap.stale:
         warnings.append("boards are stale: the Arena source failed at the last refresh")
-    for b in (snap or {}).get("boards") or []:
-        if b.get("warning"):
-            warnings.append(f"board {b.get('id')}: {b['warning']}")
+    for b in snap.boards if snap else ():
+        if b.warning:
+            warnings.append(f"board {b.id}: {b.warning}")
     if not has_index_page:
         warnings.append("content/index.md is missing: the fallback front page is empty")
     return warnings
@@ -154,22 +154,19 @@ def _normalise_base_url(url: str) -> str:
 
 
 def _earlier(history: Sequence[Snap], day: str | None) -> list[Snap]:
-    """Valid earlier snapshots, oldest first, one per date (the first given wins)."""
+    """Earlier snapshots, oldest first, one per date (the first given wins)."""
     seen: dict[str, Snap] = {}
     for h in history:
-        d = h.get("date") if isinstance(h, Mapping) else None
-        if not isinstance(d, str) or safe_day(d) != d or d in seen:
-            continue
-        if day is None or d < day:
-            seen[d] = h
+        if h.date not in seen and (day is None or h.date < day):
+            seen[h.date] = h
     return [seen[d] for d in sorted(seen)]
 
 
 def _citation(cfg: SiteConfig, snap: Snap | None, base_url: str) -> str:
     """BibTeX for the boards of this snapshot (or the site when there is none)."""
-    day = safe_day(snap.get("date")) if snap else None
-    year = day[:4] if day and day != "invalid-date" else "n.d."
-    key = "modelboards" + (day.replace("-", "") if day and day != "invalid-date" else "")
+    day = snap.date if snap else None
+    year = day[:4] if day else "n.d."
+    key = "modelboards" + (day.replace("-", "") if day else "")
 
     def esc(s: str) -> str:  # BibTeX special characters
         return "".join("\\" + c if c in "{}%&$#_" else c for c in s)
@@ -180,7 +177,7 @@ def _citation(cfg: SiteConfig, snap: Snap | None, base_url: str) -> str:
         ("year", year),
         ("howpublished", f"\\url{{{base_url}}}"),
         ("note", "Rating table under " + RATING_LICENCE
-         + (f"; method {esc(str(snap.get('method_id')))}" if snap else "")),
+         + (f"; method {esc(snap.method_id)}" if snap else "")),
     ]
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
     return f"@misc{{{key},\n{body}\n}}"

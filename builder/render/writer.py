@@ -19,14 +19,15 @@ import jinja2
 from builder.config import SiteConfig
 from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
+from builder.snapshot.models import Board, Snapshot
 from builder.util.text import model_slug, safe_url
 
 T = TypeVar("T")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-Snap = Mapping[str, Any]
-"A snapshot as the renderer reads it."
+Snap = Snapshot
+"A snapshot as the renderer reads it: the typed, validated ``builder.snapshot.Snapshot``."
 
 
 def _always(snap: Snap | None, history: Sequence[Snap]) -> bool:
@@ -166,13 +167,13 @@ def safe_day(day: Any) -> str:
         return "invalid-date"
 
 
-def boards_of(snap: Snap) -> list[Mapping[str, Any]]:
-    """The snapshot's boards that have an id."""
-    return [b for b in snap.get("boards") or [] if isinstance(b, Mapping) and b.get("id")]
+def boards_of(snap: Snap) -> tuple[Board, ...]:
+    """The snapshot's boards, in site.yml order."""
+    return snap.boards
 
 
-def boards_by_id(snap: Snap) -> dict[str, Mapping[str, Any]]:
-    return {b["id"]: b for b in boards_of(snap)}
+def boards_by_id(snap: Snap) -> dict[str, Board]:
+    return {b.id: b for b in snap.boards}
 
 
 def has_snapshot(snap: Snap | None, history: Sequence[Snap]) -> bool:

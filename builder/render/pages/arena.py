@@ -1,7 +1,7 @@
 """The Arena page (``/arena/``) and its downloads, drawn from the snapshot's ``"arena"`` section.
 
-Nothing is refitted here: every number comes from ``snapshot["arena"]`` (computed by
-``builder.pairwise.arena``). The charts are server-rendered SVG (no script, no inline style;
+Nothing is refitted here: every number comes from the snapshot's ``arena`` section (computed
+by ``builder.pairwise.arena``). The charts are server-rendered SVG (no script, no inline style;
 colours come from CSS classes in ``static/arena.css`` so both themes work), and every number
 a chart shows is also in a table.
 
@@ -35,7 +35,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from builder.render.writer import Snap, SiteWriter, current
+from builder.render.writer import SiteWriter, Snap, current
+from builder.snapshot.models import Arena, ArenaModel, ArenaWinrate, ModelFacts
 from builder.util.formats import ARENA_TABLE_COLUMNS
 from builder.util.text import csv_cell
 
@@ -71,25 +72,19 @@ def _label(text: str, limit: int = LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def spelling_identities(models: Mapping[str, Any] | None) -> dict[str, str]:
-    """Spelling -> identity from ``snapshot["models"]``: each identity and its ``spellings``,
+def spelling_identities(models: Mapping[str, ModelFacts]) -> dict[str, str]:
+    """Spelling -> identity from the snapshot's ``models``: each identity and its ``spellings``,
     exact and case-folded (the first identity listing a spelling wins)."""
     index: dict[str, str] = {}
-    for ident, info in (models or {}).items():
-        if not isinstance(ident, str):
-            continue
-        spellings = (info or {}).get("spellings") if isinstance(info, Mapping) else None
-        for s in [ident, *(spellings or [])]:
-            if isinstance(s, str):
-                index.setdefault(s, ident)
-                index.setdefault(s.casefold(), ident)
+    for ident, info in models.items():
+        for s in [ident, *info.spellings]:
+            index.setdefault(s, ident)
+            index.setdefault(s.casefold(), ident)
     return index
 
 
-def identity_for(spelling: Any, index: Mapping[str, str]) -> str | None:
+def identity_for(spelling: str, index: Mapping[str, str]) -> str | None:
     """The model identity a spelling maps to (exact, then case-folded), else None."""
-    if not isinstance(spelling, str):
-        return None
     return index.get(spelling) or index.get(spelling.casefold())
 
 
@@ -141,10 +136,10 @@ def fmt_pct_cell(p: Any) -> str:
 # --------------------------------------------------------------------------- view
 
 
-def _interval_bar(row: Mapping[str, Any], lo: float, hi: float, x0: float, x1: float) -> dict[str, Any] | None:
+def _interval_bar(row: ArenaModel, lo: float, hi: float, x0: float, x1: float) -> dict[str, Any] | None:
     """Geometry of one model's interval (rect from lower to upper) and point (line at rating)."""
-    lower, upper, rating = row.get("lower"), row.get("upper"), row.get("rating")
-    if not (_finite(lower) and _finite(upper) and _finite(rating)):
+    lower, upper, rating = row.lower, row.upper, row.rating
+    if lower is None or upper is None:
         return None
     a, b = scale_x(lower, lo, hi, x0, x1), scale_x(upper, lo, hi, x0, x1)
     return {"x": _r(a), "w": _r(max(b - a, 1.0)), "cx": _r(scale_x(rating, lo, hi, x0, x1))}
@@ -154,77 +149,74 @@ def _ticks(lo: float, hi: float, x0: float, x1: float) -> list[dict[str, Any]]:
     return [{"x": _r(scale_x(t, lo, hi, x0, x1)), "label": f"{t:g}"} for t in nice_ticks(lo, hi)]
 
 
-def _spread_chart(rows: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
+def _spread_chart(rows: Sequence[ArenaModel], title: str) -> dict[str, Any]:
     """Every model's interval on one axis, sorted by rating (best first)."""
-    ordered = sorted(rows, key=lambda r: (-(r.get("rating") or 0.0), str(r.get("model"))))
-    lo, hi = compute_axis([v for r in ordered for v in (r.get("lower"), r.get("upper"), r.get("rating"))])
+    ordered = sorted(rows, key=lambda r: (-r.rating, r.model))
+    lo, hi = compute_axis([v for r in ordered for v in (r.lower, r.upper, r.rating)])
     items = []
     for k, r in enumerate(ordered):
         y = TOP + k * ROW_H
-        items.append({"model": r["model"], "label": _label(str(r["model"])), "y": y, "ty": y + 12,
+        items.append({"model": r.model, "label": _label(r.model), "y": y, "ty": y + 12,
                       "bar": _interval_bar(r, lo, hi, PLOT_X0, PLOT_X1),
-                      "rating": r.get("rating"), "lower": r.get("lower"), "upper": r.get("upper")})
+                      "rating": r.rating, "lower": r.lower, "upper": r.upper})
     height = TOP + len(items) * ROW_H + 6
     return {"title": title, "width": CHART_W, "height": height, "items": items,
             "ticks": _ticks(lo, hi, PLOT_X0, PLOT_X1), "label_x": LABEL_X, "grid_y2": height - 4}
 
 
-def _battles_chart(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _battles_chart(rows: Sequence[ArenaModel]) -> dict[str, Any]:
     """Horizontal bars of battles per model, most first, on an axis from zero."""
-    ordered = sorted(rows, key=lambda r: (-int(r.get("battles") or 0), str(r.get("model"))))
-    top = max((int(r.get("battles") or 0) for r in ordered), default=0) or 1
+    ordered = sorted(rows, key=lambda r: (-r.battles, r.model))
+    top = max((r.battles for r in ordered), default=0) or 1
     items = []
     for k, r in enumerate(ordered):
         y = TOP + k * ROW_H
-        w = (int(r.get("battles") or 0) / top) * (BATTLES_X1 - PLOT_X0)
-        items.append({"model": r["model"], "label": _label(str(r["model"])), "y": y, "ty": y + 12,
-                      "w": _r(max(w, 1.0)), "battles": int(r.get("battles") or 0), "nx": _r(PLOT_X0 + w + 6)})
+        w = (r.battles / top) * (BATTLES_X1 - PLOT_X0)
+        items.append({"model": r.model, "label": _label(r.model), "y": y, "ty": y + 12,
+                      "w": _r(max(w, 1.0)), "battles": r.battles, "nx": _r(PLOT_X0 + w + 6)})
     height = TOP + len(items) * ROW_H + 6
     return {"width": CHART_W, "height": height, "items": items, "label_x": LABEL_X, "x0": PLOT_X0,
             "ticks": _ticks(0.0, float(top), PLOT_X0, BATTLES_X1), "grid_y2": height - 4}
 
 
-def _heatmap(winrate: Mapping[str, Any], index: Mapping[str, str], key: str) -> list[dict[str, Any]]:
-    """Rows of the top-N matrix ``winrate[key]`` with each cell's printed text and class."""
-    models = list(winrate.get("models") or [])
-    matrix = winrate.get(key) or []
-    battles = winrate.get("battles") or []
+def _heatmap(winrate: ArenaWinrate, index: Mapping[str, str], key: str) -> list[dict[str, Any]]:
+    """Rows of the top-N matrix ``winrate.<key>`` with each cell's printed text and class."""
+    models = winrate.models
+    matrix: tuple[tuple[float | None, ...], ...] = getattr(winrate, key)
     out = []
     for i, a in enumerate(models):
         cells = []
         for j, b in enumerate(models):
-            p = matrix[i][j] if i < len(matrix) and j < len(matrix[i]) else None
-            n = battles[i][j] if i < len(battles) and j < len(battles[i]) else None
-            cells.append({"a": a, "b": b, "p": p if _finite(p) else None, "text": fmt_pct_cell(p),
-                          "cls": "heat-diag" if i == j else heat_class(p), "n": n, "diag": i == j})
+            p = matrix[i][j]
+            cells.append({"a": a, "b": b, "p": p, "text": fmt_pct_cell(p),
+                          "cls": "heat-diag" if i == j else heat_class(p), "n": winrate.battles[i][j],
+                          "diag": i == j})
         out.append({"rank": i + 1, "model": a, "identity": identity_for(a, index), "cells": cells})
     return out
 
 
-def compute_arena_view(arena: Mapping[str, Any], models: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Everything the Arena template prints, from ``snapshot["arena"]`` and ``snapshot["models"]``.
+def compute_arena_view(arena: Arena, models: Mapping[str, ModelFacts]) -> dict[str, Any]:
+    """Everything the Arena template prints, from the snapshot's ``arena`` and ``models``.
 
     Returns ``{"rows", "axis", "components", "spreads", "battles", "heatmap", "empirical",
     "winrate", "filters", "bad_rows", "bad_total", "method", "unrated", "n_models"}``; rows
-    are the section's rows (same order) with ``identity`` (model page, or None) and ``bar``
-    (the CI bar geometry on the shared axis ``axis``).
+    are the section's rows (same order, as dicts) with ``identity`` (model page, or None) and
+    ``bar`` (the CI bar geometry on the shared axis ``axis``).
     """
     index = spelling_identities(models)
-    raw_rows = [r for r in arena.get("models") or [] if isinstance(r, Mapping) and isinstance(r.get("model"), str)]
-    lo, hi = compute_axis([v for r in raw_rows for v in (r.get("lower"), r.get("upper"), r.get("rating"))])
+    raw_rows = arena.models
+    lo, hi = compute_axis([v for r in raw_rows for v in (r.lower, r.upper, r.rating)])
     rows = []
     for r in raw_rows:
-        rows.append({**r, "identity": identity_for(r["model"], index),
+        rows.append({**r.model_dump(), "identity": identity_for(r.model, index),
                      "bar": _interval_bar(r, lo, hi, BAR_PAD, BAR_W - BAR_PAD)})
-    components = [c for c in arena.get("components") or [] if isinstance(c, Mapping)]
+    components = arena.components
     spreads = []
-    for c, comp in enumerate(components or [{}]):
-        members = [r for r in raw_rows if r.get("component", 0) == c]
+    for c in range(max(1, len(components))):
+        members = [r for r in raw_rows if r.component == c]
         if members:
             title = "All rated models" if len(components) <= 1 else f"Group {c + 1}"
             spreads.append(_spread_chart(members, title))
-    winrate = arena.get("winrate") or {}
-    bad_rows = {k: v for k, v in (arena.get("bad_rows") or {}).items()}
     return {
         "rows": rows,
         "n_models": len(rows),
@@ -233,25 +225,25 @@ def compute_arena_view(arena: Mapping[str, Any], models: Mapping[str, Any] | Non
         "components": components,
         "spreads": spreads,
         "battles": _battles_chart(raw_rows),
-        "heatmap": _heatmap(winrate, index, "predicted"),
-        "empirical": _heatmap(winrate, index, "empirical"),
-        "winrate": winrate,
-        "filters": dict(arena.get("filters") or {}),
-        "bad_rows": bad_rows,
-        "bad_total": sum(int(v) for v in bad_rows.values() if _finite(v)),
-        "method": dict(arena.get("method") or {}),
-        "unrated": [u for u in arena.get("unrated") or [] if isinstance(u, Mapping)],
+        "heatmap": _heatmap(arena.winrate, index, "predicted"),
+        "empirical": _heatmap(arena.winrate, index, "empirical"),
+        "winrate": arena.winrate,
+        "filters": dict(arena.filters),
+        "bad_rows": dict(arena.bad_rows),
+        "bad_total": sum(arena.bad_rows.values()),
+        "method": arena.method,
+        "unrated": arena.unrated,
     }
 
 
 # --------------------------------------------------------------------------- downloads
 
 
-def _rating_rows(arena: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{c: r.get(c) for c in RATING_COLUMNS} for r in arena.get("models") or [] if isinstance(r, Mapping)]
+def _rating_rows(arena: Arena) -> list[dict[str, Any]]:
+    return [{c: getattr(r, c) for c in RATING_COLUMNS} for r in arena.models]
 
 
-def render_ratings_csv(arena: Mapping[str, Any]) -> str:
+def render_ratings_csv(arena: Arena) -> str:
     """``data/arena/ratings.csv``: header ``RATING_COLUMNS``, one row per rated model, ``\\n`` endings.
 
     Floats are written with ``repr`` (they read back exactly); an absent value is empty.
@@ -264,25 +256,24 @@ def render_ratings_csv(arena: Mapping[str, Any]) -> str:
     return buf.getvalue()
 
 
-def render_ratings_json(arena: Mapping[str, Any]) -> str:
+def render_ratings_json(arena: Arena) -> str:
     """``data/arena/ratings.json``: an array of ``{column: value}`` in ``RATING_COLUMNS`` order."""
     return json.dumps(_rating_rows(arena), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def render_winrate_json(arena: Mapping[str, Any]) -> str:
+def render_winrate_json(arena: Arena) -> str:
     """``data/arena/winrate.json``: the top-N predicted and empirical matrices, battles and MAE."""
-    wr = arena.get("winrate") or {}
-    method = arena.get("method") or {}
+    wr = arena.winrate
     doc = {
-        "models": wr.get("models") or [],
-        "predicted": wr.get("predicted") or [],
-        "empirical": wr.get("empirical") or [],
-        "battles": wr.get("battles") or [],
-        "mae": wr.get("mae"),
-        "pairs_used": wr.get("pairs_used"),
-        "min_pair_battles": method.get("min_pair_battles"),
-        "scale": method.get("scale"),
-        "base": method.get("base"),
+        "models": wr.models,
+        "predicted": wr.predicted,
+        "empirical": wr.empirical,
+        "battles": wr.battles,
+        "mae": wr.mae,
+        "pairs_used": wr.pairs_used,
+        "min_pair_battles": arena.method.min_pair_battles,
+        "scale": arena.method.scale,
+        "base": arena.method.base,
     }
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -292,19 +283,21 @@ def render_winrate_json(arena: Mapping[str, Any]) -> str:
 
 def arena_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
     """Built when the snapshot has an Arena section with rated models."""
-    return bool(snap and snap.get("arena") and snap["arena"].get("models"))
+    return bool(snap and snap.arena and snap.arena.models)
 
 
 def render_arena(w: SiteWriter) -> None:
     """Write ``arena/index.html`` and the three downloads through the site writer."""
     snap = current(w)
-    arena = snap["arena"]
+    arena = snap.arena
+    if arena is None:
+        raise ValueError("the Arena page needs an arena section")
     w.file(RATINGS_CSV, render_ratings_csv(arena))
     w.file(RATINGS_JSON, render_ratings_json(arena))
     w.file(WINRATE_JSON, render_winrate_json(arena))
     w.page("arena/index.html", "arena.html", title="Arena", section="arena",
            description="Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles.",
-           arena=arena, view=compute_arena_view(arena, snap.get("models")),
+           arena=arena, view=compute_arena_view(arena, snap.models),
            ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON)
 
 

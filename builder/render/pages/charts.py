@@ -34,7 +34,7 @@ from builder.charts.data import (
     render_chart_csv,
 )
 from builder.render.pages.race import D3_DIST, D3_SITE_PATH, copy_d3
-from builder.render.writer import SiteWriter
+from builder.render.writer import SiteWriter, Snap
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +106,8 @@ def _panels(kind: str, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def render_chart_pages(
     w: SiteWriter,
-    snapshot: Mapping[str, Any] | None,
-    history: Sequence[Mapping[str, Any]],
+    snapshot: Snap | None,
+    history: Sequence[Snap],
     *,
     base: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
@@ -123,8 +123,8 @@ def render_chart_pages(
     has_d3 = (w.out / D3_SITE_PATH).is_file() or copy_d3(w.out, base) is not None
     if not has_d3:
         log.warning("charts: %s not found (run `npm ci`); the chart pages show their static SVGs only", D3_DIST)
-    snap = snapshot or {}
-    facts = {"date": snap.get("date"), "as_of": snap.get("as_of"), "demo": bool(snap.get("demo"))}
+    facts = {"date": snapshot.date if snapshot else None, "as_of": snapshot.as_of if snapshot else None,
+             "demo": snapshot.demo if snapshot else False}
     kinds = []
     for kind, meta in KIND_PAGES.items():
         panels = _panels(kind, docs[kind])

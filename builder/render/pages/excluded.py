@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
+from builder.snapshot.models import Calibration, Observation
+
+FitKey = tuple[str, str, str]
+"(source, feed, release) of a calibration fit."
 
 
-def not_counted_reason(o: Mapping[str, Any], fits: Mapping[tuple[Any, ...], Mapping[str, Any]],
+def not_counted_reason(o: Observation, fits: Mapping[FitKey, Calibration],
                        family_feeds: set[str]) -> tuple[str, str] | None:
     """(kind, reason) when an observation did not count towards any score, else None."""
-    if o.get("excluded"):
-        return "excluded", str(o["excluded"])
-    if not o.get("selected"):
-        return "not selected", str(o.get("reason") or "another configuration was selected")
-    if o.get("feed") not in family_feeds:
-        return "no family", f"feed {o.get('feed')} belongs to no rating family"
-    if o.get("calibrated") is None:
-        fit = fits.get((o.get("source"), o.get("feed"), o.get("release")))
-        why = (fit or {}).get("reason") or "no calibration for this feed and release"
+    if o.excluded:
+        return "excluded", o.excluded
+    if not o.selected:
+        return "not selected", o.reason or "another configuration was selected"
+    if o.feed not in family_feeds:
+        return "no family", f"feed {o.feed} belongs to no rating family"
+    if o.calibrated is None:
+        fit = fits.get((o.source, o.feed, o.release))
+        why = (fit.reason if fit else None) or "no calibration for this feed and release"
         return "not calibrated", f"feed not calibrated: {why}"
     return None
 
@@ -28,10 +31,10 @@ def not_counted_reason(o: Mapping[str, Any], fits: Mapping[tuple[Any, ...], Mapp
 def render_excluded(w: SiteWriter) -> None:
     snap = current(w)
     idx = model_index(w)
-    fits = {(c.get("source"), c.get("feed"), c.get("release")): c for c in snap.get("calibration") or []}
-    family_feeds = {f for spec in (snap.get("families") or {}).values() for f in (spec or {}).get("feeds", [])}
+    fits = {(c.source, c.feed, c.release): c for c in snap.calibration}
+    family_feeds = {f for spec in snap.families.values() for f in spec.feeds}
     rows = []
-    for o in snap.get("observations") or []:
+    for o in snap.observations:
         why = not_counted_reason(o, fits, family_feeds)
         if why:
             rows.append((o, why[0], why[1]))
@@ -42,7 +45,7 @@ def render_excluded(w: SiteWriter) -> None:
             continue
         if places:
             reason = "only one independent evaluator: in the New, not enough ratings yet strip of " + ", ".join(
-                b.get("title", b.get("id", "")) for b, _, _ in places)
+                b.title for b, _, _ in places)
         elif idx.observations.get(ident):
             reason = "no usable calibrated score in any board's families, or filtered out of every board"
         else:

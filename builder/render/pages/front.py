@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builder.render.writer import SiteWriter, boards_of, md
+from builder.render.writer import SiteWriter, md
 
 
 def render_front(w: SiteWriter) -> None:
@@ -10,7 +10,7 @@ def render_front(w: SiteWriter) -> None:
     snap, cfg = w.snap, w.cfg
     if snap and not w.common["guards"]:
         w.page("index.html", "front.html", title=cfg.site.title, section="home",
-               description=cfg.site.description, boards=boards_of(snap), stacks=snap.get("stacks") or {})
+               description=cfg.site.description, boards=snap.boards, stacks=snap.stacks)
     else:
         page = w.content.get("index")
         w.page("index.html", "page.html", title=page.title if page else cfg.site.title, section="home",

@@ -13,52 +13,55 @@ from typing import Any
 
 from builder.config import SiteConfig
 from builder.render.pages.evidence import compute_estimate_accuracy
-from builder.render.worked import compute_worked_example
-from builder.render.writer import Snap, SiteWriter, boards_of, fill_slots, md
+from builder.render.writer import SiteWriter, Snap, fill_slots, md
+from builder.snapshot.models import Family, Role
 
 
-def role_tables(roles: Mapping[str, Any], boards: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One table per role: its weights (largest first), their total and the boards that use it."""
+def role_tables(roles: Mapping[str, Role], boards: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    """One table per role: its weights (largest first), their total and the boards (id, title,
+    role) that use it."""
     out = []
     for rid, r in roles.items():
-        weights = {f: float(wt) for f, wt in (r.get("weights") or {}).items()}
-        out.append({"id": rid, "title": r.get("title") or rid, "total": sum(weights.values()),
-                    "weights": sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])),
-                    "boards": [b.get("title") or b.get("id") for b in boards if b.get("role") == rid]})
+        out.append({"id": rid, "title": r.title or rid, "total": sum(r.weights.values()),
+                    "weights": sorted(r.weights.items(), key=lambda kv: (-kv[1], kv[0])),
+                    "boards": [title or bid for bid, title, role in boards if role == rid]})
     return out
 
 
-def method_settings(snap: Snap | None, cfg: SiteConfig) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
-    """(families {id: {title, feeds}}, roles {id: {title, weights}}, boards) the page shows:
-    the snapshot's own when there is one, else the configuration's."""
+def method_settings(
+    snap: Snap | None, cfg: SiteConfig
+) -> tuple[dict[str, Family], dict[str, Role], list[tuple[str, str, str]]]:
+    """(families, roles, boards as (id, title, role)) the page shows: the snapshot's own when
+    there is one, else the configuration's."""
     if snap:
-        return dict(snap.get("families") or {}), dict(snap.get("roles") or {}), [dict(b) for b in boards_of(snap)]
-    families = {k: {"title": v.title, "feeds": list(v.feeds)} for k, v in cfg.families.items()}
-    roles = {k: {"title": r.title, "weights": dict(r.weights)} for k, r in cfg.roles.items()}
-    boards = [{"id": b.id, "title": b.title, "role": b.role} for b in cfg.boards]
-    return families, roles, boards
+        return dict(snap.families), dict(snap.roles), [(b.id, b.title, b.role) for b in snap.boards]
+    families = {k: Family(title=v.title, feeds=tuple(v.feeds)) for k, v in cfg.families.items()}
+    roles = {k: Role(title=r.title, weights=dict(r.weights)) for k, r in cfg.roles.items()}
+    return families, roles, [(b.id, b.title, b.role) for b in cfg.boards]
 
 
 def render_methodology(w: SiteWriter) -> None:
     snap, cfg = w.snap, w.cfg
-    example = compute_worked_example(snap) if snap else None
+    example = snap.worked_example if snap else None
+    board = snap.board(example.board_id) if snap and example else None
     if snap and example is None:
         w.warnings.append("methodology: no ranked orchestrator row, so no worked example")
     elif example is not None and not example.agrees:
         w.warnings.append(f"methodology: the worked example for {example.identity} does not reproduce the saved R")
     family_specs, role_specs, boards = method_settings(snap, cfg)
-    families = {k: (v or {}).get("title") or k for k, v in family_specs.items()}
+    families = {k: v.title or k for k, v in family_specs.items()}
     env = w.env
     slot_ctx = {**w.common, "root": "../", "families": families, "family_feeds": family_specs,
                 "roles": role_tables(role_specs, boards), "weights_from_snapshot": bool(snap),
-                "example": example, "snap": snap}
+                "example": example, "example_board": board, "example_row": board.rows[0] if board else None,
+                "snap": snap}
     slots = {
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
         "worked-example": env.get_template("_worked_example.html").render(slot_ctx),
     }
-    if snap and snap.get("index"):
+    if snap and snap.index:
         slots["capability-index"] = env.get_template("_index_method.html").render(
-            {**slot_ctx, "index": snap["index"], "s": snap["index"]["settings"],
+            {**slot_ctx, "index": snap.index, "s": snap.index.settings,
              "accuracy": compute_estimate_accuracy([*w.history, snap])})
     page = w.content.get("methodology")
     w.page("methodology/index.html", "page.html", title=page.title if page else "Methodology",

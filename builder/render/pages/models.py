@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeVar
 
-from builder.render.writer import Snap, SiteWriter, boards_of, current
+from builder.render.writer import SiteWriter, Snap, current
+from builder.snapshot.models import Board, BoardRow, BuildPrice, Machine, MachineRow, Observation, TokenPrice
 from builder.util.text import model_slug
 
 
@@ -16,11 +17,11 @@ class ModelIndex:
     """Everything about each identity, gathered once so each model page is O(its rows)."""
 
     identities: list[str]
-    observations: dict[str, list[Mapping[str, Any]]]
-    placements: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any], str]]]  # (board, row, ranked|new)
-    machines: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any]]]]
-    token_prices: dict[str, list[Mapping[str, Any]]]
-    build_prices: dict[str, list[Mapping[str, Any]]]
+    observations: dict[str, list[Observation]]
+    placements: dict[str, list[tuple[Board, BoardRow, str]]]  # (board, row, ranked|new)
+    machines: dict[str, list[tuple[Machine, MachineRow]]]
+    token_prices: dict[str, list[TokenPrice]]
+    build_prices: dict[str, list[BuildPrice]]
     open_weight: dict[str, bool | None]
     names: dict[str, str]
 
@@ -31,52 +32,56 @@ def model_index(w: SiteWriter) -> ModelIndex:
 
 
 def index_models(snap: Snap) -> ModelIndex:
-    models = snap.get("models") or {}
-    obs: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for o in snap.get("observations") or []:
-        if o.get("identity"):
-            obs[o["identity"]].append(o)
-    placements: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any], str]]] = defaultdict(list)
+    models = snap.models
+    obs: dict[str, list[Observation]] = defaultdict(list)
+    for o in snap.observations:
+        if o.identity:
+            obs[o.identity].append(o)
+    placements: dict[str, list[tuple[Board, BoardRow, str]]] = defaultdict(list)
     names: dict[str, str] = {}
-    for b in boards_of(snap):
-        for strip in ("rows", "new"):
-            for r in b.get(strip) or []:
-                if r.get("identity"):
-                    placements[r["identity"]].append((b, r, "ranked" if strip == "rows" else "new"))
-                    names.setdefault(r["identity"], r.get("model") or r["identity"])
-    machines: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any]]]] = defaultdict(list)
-    for m in snap.get("machines") or []:
-        for r in m.get("rows") or []:
-            if r.get("identity"):
-                machines[r["identity"]].append((m, r))
-    prices = snap.get("prices") or {}
-    token = _by_identity(prices.get("token") or [])
-    build = _by_identity(prices.get("build") or [])
-    for ident, m in models.items():
-        names[ident] = (m or {}).get("name") or names.get(ident) or ident
-    for ident, rows in obs.items():
-        names.setdefault(ident, rows[0].get("model") or ident)
+    for b in snap.boards:
+        for strip, rows in (("ranked", b.rows), ("new", b.new)):
+            for r in rows:
+                placements[r.identity].append((b, r, strip))
+                names.setdefault(r.identity, r.model or r.identity)
+    machines: dict[str, list[tuple[Machine, MachineRow]]] = defaultdict(list)
+    for m in snap.machines:
+        for mr in m.rows:
+            machines[mr.identity].append((m, mr))
+    token = _by_identity(snap.prices.token)
+    build = _by_identity(snap.prices.build)
+    for ident, facts in models.items():
+        names[ident] = facts.name or names.get(ident) or ident
+    for ident, rows_of in obs.items():
+        names.setdefault(ident, rows_of[0].model or ident)
     identities = sorted(set(models) | set(obs) | set(placements))
-    open_weight = {i: (models.get(i) or {}).get("open_weight") for i in identities}
+    open_weight = {i: models[i].open_weight if i in models else None for i in identities}
     return ModelIndex(identities, obs, placements, machines, token, build, open_weight, names)
 
 
-def _by_identity(entries: list[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
-    out: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+class _Keyed(Protocol):
+    @property
+    def identity(self) -> str: ...
+
+
+K = TypeVar("K", bound=_Keyed)
+
+
+def _by_identity(entries: Iterable[K]) -> dict[str, list[K]]:
+    out: dict[str, list[K]] = defaultdict(list)
     for p in entries:
-        if p.get("identity"):
-            out[p["identity"]].append(p)
+        if p.identity:
+            out[p.identity].append(p)
     return out
 
 
 def render_models(w: SiteWriter) -> None:
     snap = current(w)
     idx = model_index(w)
-    models = snap.get("models") or {}
-    families = snap.get("families") or {}
-    fits = {(c.get("source"), c.get("feed"), c.get("release")): c for c in snap.get("calibration") or []}
-    orch = next((b for b in boards_of(snap) if b.get("kind") == "orchestrator"), None)
-    orch_rank = {r.get("identity"): r for r in (orch or {}).get("rows") or []}
+    models = snap.models
+    fits = {(c.source, c.feed, c.release): c for c in snap.calibration}
+    orch = next((b for b in snap.boards if b.kind == "orchestrator"), None)
+    orch_rank = {r.identity: r for r in orch.rows} if orch else {}
     w.page("models/index.html", "models.html", title="Models", section="models",
            description="Every model the snapshot knows, with links to its evidence.",
            identities=idx.identities, models=models, names=idx.names, obs=idx.observations,
@@ -84,9 +89,9 @@ def render_models(w: SiteWriter) -> None:
     for ident in idx.identities:
         w.page(f"models/{model_slug(ident)}/index.html", "model.html", title=idx.names[ident], section="models",
                description=f"Evidence and board positions for {idx.names[ident]}",
-               identity=ident, facts=models.get(ident) or {}, name=idx.names[ident],
+               identity=ident, facts=models.get(ident), name=idx.names[ident],
                observations=sorted(idx.observations.get(ident, []),
-                                   key=lambda o: (str(o.get("feed")), not o.get("selected"), str(o.get("model")))),
+                                   key=lambda o: (o.feed, not o.selected, o.model)),
                placements=idx.placements.get(ident, []), machines=idx.machines.get(ident, []),
                token_prices=idx.token_prices.get(ident, []), build_prices=idx.build_prices.get(ident, []),
-               families=families, fits=fits)
+               families=snap.families, fits=fits)

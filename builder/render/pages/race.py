@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from builder.charts.race import ARENA_JSON, BOARDS_JSON, compute_race_data, dump_race_doc, order_snapshots
-from builder.render.writer import SiteWriter
+from builder.render.writer import SiteWriter, Snap
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +48,8 @@ def copy_d3(out_site_dir: Path, base: Path | None = None) -> Path | None:
 
 def render_race_page(
     w: SiteWriter,
-    snapshot: Mapping[str, Any] | None,
-    history: Sequence[Mapping[str, Any]],
+    snapshot: Snap | None,
+    history: Sequence[Snap],
     *,
     base: Path | None = None,
 ) -> None:
@@ -74,7 +73,7 @@ def render_race_page(
     if first is None and arena_doc["frames"]:
         first = arena_doc
     frame = first["frames"][-1] if first else None
-    demo_from = [s["date"] for s in order_snapshots([snapshot, *history]) if s.get("backfill")]
+    demo_from = [s.date for s in order_snapshots([snapshot, *history]) if s.backfill]
     w.page("race/index.html", "race.html", title="Ranking race", section="race",
            description="How the boards' rankings changed, snapshot by snapshot, as an animated bar-chart race.",
            choices=choices, default=first, frame=frame, has_d3=d3 is not None,

@@ -9,11 +9,11 @@ def render_stacks(w: SiteWriter) -> None:
     snap = current(w)
     w.page("stacks/index.html", "stacks.html", title="Best and value stacks", section="stacks",
            description="The best and the value stack of models, one per role.",
-           stacks=snap.get("stacks") or {}, roles=snap.get("roles") or {}, boards_by_id=boards_by_id(snap))
+           stacks=snap.stacks, roles=snap.roles, boards_by_id=boards_by_id(snap))
 
 
 def render_picks(w: SiteWriter) -> None:
     snap = current(w)
     w.page("picks/index.html", "picks.html", title="Home-computer picks", section="picks",
            description="The best open-weight models that fit on a home computer.",
-           machines=snap.get("machines") or [], models=snap.get("models") or {})
+           machines=snap.machines, models=snap.models)
