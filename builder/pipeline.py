@@ -217,6 +217,7 @@ def build(
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
 
+    check_base_url(base_url)  # before anything is fetched or written
     now = now or datetime.now(timezone.utc)
     out = out or base / "site"
     snaps = snapshots_dir or snapshots_path(cfg, base)
@@ -252,6 +253,14 @@ def build(
     if strict and warnings:
         raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
     return report
+
+
+def check_base_url(base_url: str | None) -> None:
+    """Refuse a ``--base-url`` that is not an absolute http(s) URL (one line, exit code 2)."""
+    from builder.render.safety import safe_url
+
+    if base_url is not None and safe_url(base_url) is None:
+        raise UserError(f"--base-url: must be an absolute http(s) URL, got {base_url!r}")
 
 
 def verify_or_fail(site_dir: Path) -> None:
