@@ -147,7 +147,13 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
     if battles is not None:
         from builder.pairwise.arena import compute_arena_section
 
-        snapshot["arena"] = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        try:
+            snapshot["arena"] = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        except UserError as exc:
+            if not live:
+                raise  # the operator's own battles file: one line, exit code 2
+            # a stored upstream dump that no longer reads (the reader got stricter) never stops a build
+            log.warning("arena: the stored battles dump is not usable, no Arena section today: %s", exc)
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
