@@ -44,7 +44,10 @@ def fetch(obj: Context, live: bool | None, progress: bool) -> None:
     from builder.fetch import format_status_table
     from builder.pipeline import fetch_everything
 
-    statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
+    from builder.lock import project_lock
+
+    with project_lock(base, cfg.fetch.lock_timeout):
+        statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
     click.echo(format_status_table(statuses))
 
 

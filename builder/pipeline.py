@@ -219,13 +219,27 @@ def build(
     snapshots_dir: Path | None = None,
     progress: bool = False,
 ) -> BuildReport:
-    """The whole job: fetch, parse, select, score, write the snapshot, render, verify."""
+    """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
+
+    Runs holding the project lock (``builder.lock``): a second build waits for this one.
+    """
+    from builder.lock import project_lock
+    from builder.render.site import recover_site
+
+    check_base_url(base_url)  # before anything is fetched or written
+    out = out or base / "site"
+    with project_lock(base, cfg.fetch.lock_timeout):
+        recover_site(out)  # a site a killed build left renamed away is back before anything else
+        return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
+                      snapshots_dir=snapshots_dir, progress=progress)
+
+
+def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str | None, strict: bool,
+           now: datetime | None, snapshots_dir: Path | None, progress: bool) -> BuildReport:
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
 
-    check_base_url(base_url)  # before anything is fetched or written
     now = now or datetime.now(timezone.utc)
-    out = out or base / "site"
     snaps = snapshots_dir or snapshots_path(cfg, base)
     t = Timings()
     with t.stage("fetch"):

@@ -115,9 +115,12 @@ def render_cmd(obj, snapshot_path: Path, out: Path | None, now: str | None, base
     Earlier snapshots in the same folder (and in snapshots_dir) fill the archive and the
     method changelog. The output folder is swapped in whole.
     """
+    from builder.lock import project_lock
+
     cfg, base = obj.load()
     out = out or base / "site"
-    warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
+    with project_lock(base, cfg.fetch.lock_timeout):
+        warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
     click.echo(f"site written to {out}")
     for w in warnings:
         click.echo(f"warning: {w}", err=True)

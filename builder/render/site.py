@@ -268,15 +268,38 @@ def render_site(
     return warnings
 
 
+def recover_site(target: Path) -> None:
+    """Repair what a killed swap left beside ``target`` (call it holding the project lock).
+
+    A crash between the two renames of ``write_site_atomically`` leaves no ``target`` and the
+    previous site complete at ``.<name>.old-*``: it is renamed back. Any other ``.<name>.old-*``
+    or ``.<name>.new-*`` folder is the leftover of a killed build and is deleted.
+    """
+    target = Path(target).resolve()
+    parent = target.parent
+    if not parent.is_dir():
+        return
+    olds = sorted(parent.glob(f".{target.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if not target.exists() and olds:
+        os.rename(olds.pop(), target)  # the newest complete previous site
+    for leftover in [*olds, *parent.glob(f".{target.name}.new-*")]:
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def write_site_atomically(target: Path, build: Callable[[Path], T]) -> T:
     """Build into a fresh folder beside ``target``, then swap it in whole.
 
     The old site is renamed away, the new one renamed in, the old one deleted. Any
     exception while building leaves ``target`` exactly as it was (the partial build is
-    removed). Both renames are on the same filesystem, so each is atomic.
+    removed). Both renames are on the same filesystem, so each is atomic; a crash at any
+    instant leaves either ``target`` or the previous site at ``.<name>.old-*``, which
+    ``recover_site`` (run first here and at the start of every build) puts back.
     """
+    from builder.testhooks import pause_point
+
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
+    recover_site(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
         result = build(tmp)
@@ -284,11 +307,13 @@ def write_site_atomically(target: Path, build: Callable[[Path], T]) -> T:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a served site must be readable
+    pause_point("site-built")
     old = None
     if target.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
         old.rmdir()
         os.rename(target, old)
+    pause_point("site-between-renames")
     try:
         os.rename(tmp, target)
     except BaseException:

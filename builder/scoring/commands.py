@@ -47,10 +47,13 @@ def score(obj: Context, day: str | None, snapshots_dir: str | None) -> None:
     from builder.pipeline import compute_full_snapshot, snapshots_path
     from builder.snapshot import write_snapshot
 
+    from builder.lock import project_lock
+
     now = build_time(_parse_date(day), datetime.now(timezone.utc))
     folder = snapshots_path(cfg, base, snapshots_dir)
-    snapshot = compute_full_snapshot(cfg, base, now, folder)
-    path, action = write_snapshot(snapshot, folder)
+    with project_lock(base, cfg.fetch.lock_timeout):  # the store is read and a snapshot written
+        snapshot = compute_full_snapshot(cfg, base, now, folder)
+        path, action = write_snapshot(snapshot, folder)
     if action == "empty":
         raise CheckFailed(f"no rows on any board (every rating source failed?): {path.name} was not saved")
     ranked = sum(len(b["rows"]) for b in snapshot["boards"])
