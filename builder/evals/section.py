@@ -76,22 +76,32 @@ def compute_evals_section(suites: Sequence[EvalSuiteConfig], base: Path | None) 
     return {"suites": [compute_suite_section(s, base) for s in suites]}
 
 
+def read_suite_files(suite: EvalSuiteConfig, base: Path | None) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+    """Read and check every file of one suite: ``(EvalRun records, clarify scores or None)``.
+
+    Raises UserError naming the file, line and value. The build calls it for every suite
+    before fetching, so a bad operator file stops the run before anything is written.
+    """
+    paths = [resolve_suite_path(p, base) for p in suite.paths]
+    if suite.kind == "clarify":
+        scores = read_clarify_scores(paths)
+        return tuple(clarify_eval_runs(scores)), tuple(scores)
+    files = find_eval_files(paths)
+    if not files:
+        raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
+    return tuple(read_eval_runs(files)), None
+
+
 def compute_suite_section(suite: EvalSuiteConfig, base: Path | None) -> dict[str, Any]:
     """One suite's dict (see the module docstring). Raises UserError for bad files or metric."""
     paths = [resolve_suite_path(p, base) for p in suite.paths]
     clarify: dict[str, Any] | None = None
-    if suite.kind == "clarify":
-        scores = read_clarify_scores(paths)
-        runs = clarify_eval_runs(scores)
+    runs, scores = read_suite_files(suite, base)
+    if scores is not None:
         clarify = {
             "overall": compute_clarify_summary(scores).to_json(),
             "models": {m: s.to_json() for m, s in compute_clarify_summaries(scores).items()},
         }
-    else:
-        files = find_eval_files(paths)
-        if not files:
-            raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
-        runs = read_eval_runs(files)
     if not runs:
         raise UserError(f"evals suite {suite.id!r}: no eval records in {', '.join(map(str, paths))}")
     if suite.bootstrap < 1:

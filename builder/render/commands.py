@@ -82,6 +82,14 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
     history = load_history([snapshot_path.parent, snaps_dir], snapshot.get("date"), exclude=snapshot_path)
+    from builder.attempt import find_attempt
+
+    created = snapshot.get("created_at")
+    try:
+        since = datetime.fromisoformat(created) if isinstance(created, str) else None
+    except ValueError:
+        since = None
+    attempt = find_attempt([snapshot_path.parent, snaps_dir], since, when)  # the latest refresh since the snapshot
     if base_url is not None:
         from builder.render.safety import safe_url
 
@@ -90,7 +98,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 
     def build(tmp: Path) -> list[str]:
         warnings = render_site(snapshot, history, cfg, base, tmp, now=when, base_url=base_url,
-                               banner_warnings=banner_warnings)
+                               banner_warnings=banner_warnings, attempt=attempt)
         if strict and warnings:
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
         verify_or_fail(tmp)  # a site whose numbers do not rebuild is never swapped in

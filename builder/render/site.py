@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 
+from builder.attempt import RefreshAttempt, apply_attempt
 from builder.config import SiteConfig
 from builder.render import exports
 from builder.render.formatting import FILTERS
@@ -144,12 +145,16 @@ def render_site(
     now: datetime,
     base_url: str | None = None,
     banner_warnings: bool = False,
+    attempt: RefreshAttempt | None = None,
 ) -> list[str]:
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
     ``history`` holds earlier snapshots (only those dated before ``snapshot`` are used, so a
     past day re-renders exactly as it was). ``now`` decides the guards. ``banner_warnings``
-    (``serve``) shows every warning in a banner on every page.
+    (``serve``) shows every warning in a banner on every page. ``attempt`` is the record of
+    the latest refresh attempt (``builder.attempt``): the pages show each source's status as
+    of that attempt, and stale boards when its Arena source failed; the downloadable snapshot
+    stays the saved one.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -159,7 +164,8 @@ def render_site(
     content = read_content_dir(find_dir(base, "content"))
     env = make_env(templates)
 
-    snap = dict(snapshot) if snapshot is not None else None
+    saved = dict(snapshot) if snapshot is not None else None
+    snap = apply_attempt(saved, attempt) if saved is not None else None  # statuses as of the latest attempt
     guards = check_guards(snap, now)
     day = snap.get("date") if snap else None
     earlier = _earlier(history, day)
@@ -224,7 +230,7 @@ def render_site(
         w.page("picks/index.html", "picks.html", title="Home-computer picks", section="picks",
                description="The best open-weight models that fit on a home computer.",
                machines=snap.get("machines") or [], models=snap.get("models") or {})
-        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(snap, compact=True))
+        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(saved, compact=True))
     for old in earlier:
         _render_archived_downloads(w, old, attribution)
     w.file("data/LICENCE.txt", exports.render_licence_text(snap, cfg.site.title, base_url))
