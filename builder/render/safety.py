@@ -14,6 +14,12 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from markupsafe import Markup
+
+from builder.textsafety import BIDI_CONTROLS, neutralise_formula, strip_bidi
+
+__all__ = ["BIDI_CONTROLS", "CSP", "csv_cell", "finalize_value", "model_slug", "safe_url", "strip_bidi"]
+
 #: The Content-Security-Policy every page carries in a meta tag: nothing from another origin,
 #: no inline script or style. (frame-ancestors cannot be set from a meta tag.)
 CSP = (
@@ -57,8 +63,13 @@ def model_slug(identity: str) -> str:
     return f"{base}-{digest}"
 
 
-# A spreadsheet treats a cell that starts with one of these as a formula ("CSV injection").
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+def finalize_value(value: Any) -> Any:
+    """The jinja environment's ``finalize``: every printed value passes here before escaping,
+    so bidi controls from upstream text never reach a page (markup the templates built is
+    left alone: its own printed values already passed here)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return strip_bidi(value)
+    return value
 
 
 def csv_cell(v: Any) -> str:
@@ -75,5 +86,4 @@ def csv_cell(v: Any) -> str:
         return str(v)
     if isinstance(v, (list, tuple)):
         v = ";".join(str(x) for x in v)
-    text = str(v)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return neutralise_formula(str(v))

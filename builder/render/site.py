@@ -34,7 +34,7 @@ from builder.render import exports
 from builder.render.formatting import FILTERS
 from builder.render.guards import check_guards
 from builder.render.markdown import SLOT, ContentPage, read_content_dir, render_markdown
-from builder.render.safety import CSP, model_slug, safe_url
+from builder.render.safety import CSP, finalize_value, model_slug, safe_url
 from builder.render.worked import compute_worked_example
 
 T = TypeVar("T")
@@ -114,6 +114,7 @@ def make_env(templates: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=finalize_value,  # bidi controls from upstream never reach a page
     )
     env.filters.update(FILTERS)
     env.filters["slug"] = model_slug
