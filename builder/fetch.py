@@ -580,6 +580,7 @@ def _fetch_one(
         else:  # a bug must not stop the other sources; keep the traceback in the debug log
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
+        error = " ".join(error.split())  # one line, whatever the server or a library said
         kept = read_payload_info(store_dir, source.name)
         kept_at = kept.fetched_at if kept is not None and _usable(kept.live, live, source) else None
         status = FetchStatus(

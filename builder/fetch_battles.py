@@ -108,11 +108,8 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
     except httpx.HTTPError as exc:
         if deadline.expired:
             raise FetchError(f"{deadline.error(url)} (kept {_size(part)} bytes to resume)") from exc
-        if isinstance(exc, httpx.TimeoutException):
-            raise FetchError(f"timed out after {timeout:g} s fetching {url} (kept {_size(part)} bytes to resume)",
-                             retryable=True) from exc
-        raise FetchError(f"network error fetching {url}: {type(exc).__name__} (kept {_size(part)} bytes to resume)",
-                         retryable=True) from exc
+        err = fetch_module._transport_error(exc, url, timeout)  # the same reasons as every other source
+        raise FetchError(f"{err} (kept {_size(part)} bytes to resume)", retryable=err.retryable) from exc
 
 
 def check_battles_dump(path: Path, arena: ArenaConfig) -> str | None:
@@ -201,6 +198,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
     kept_at = previous.payload_fetched_at if previous and final.exists() else None
 
     def failed(error: str, http_status: int | None = None, origin: str = url) -> FetchStatus:
+        error = " ".join(error.split())  # one line, whatever the server or a library said
         status = FetchStatus("arena-battles", False, http_status, error, _size(part), None, now, kept_at, origin, True)
         write_battles_status(store_dir, status)
         return status

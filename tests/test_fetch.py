@@ -24,7 +24,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import QuietServer
+from conftest import QuietServer, require_shared_data
 
 import builder.fetch as fetch_mod
 import builder.store as store_mod
@@ -42,7 +42,7 @@ from builder.records import FetchStatus, Payload
 from builder.store import payload_digest, read_payload, read_status, write_payload, write_status
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 TB = DATA / "terminal-bench"
 UA = "ModelBoards-test/1.0 (+https://example.test)"
 T1 = datetime(2026, 11, 1, 6, 0, tzinfo=timezone.utc)
@@ -191,8 +191,6 @@ def tarball(extra: list[tuple[tarfile.TarInfo, bytes | None]] = ()) -> tuple[byt
 
 @pytest.fixture(scope="module")
 def server():
-    if not DATA.is_dir():
-        pytest.fail(f"real upstream test data not found at {DATA}")
     srv = Server()
     yield srv
     srv.close()
