@@ -26,7 +26,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -81,7 +81,7 @@ def attempt_path(snapshots_dir: Path, day: date) -> Path:
 
 def write_attempt(attempt: RefreshAttempt, snapshots_dir: Path) -> Path:
     """Save ``attempt`` as the latest of its UTC day (atomically: temporary file, then rename)."""
-    at = attempt.at.astimezone(timezone.utc)
+    at = attempt.at.astimezone(UTC)
     path = attempt_path(snapshots_dir, at.date())
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(attempt.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
@@ -115,7 +115,8 @@ def find_attempt(folders: Iterable[Path], since: datetime | None, until: datetim
             continue
         for p in sub.iterdir():
             m = _NAME.match(p.name)
-            if not m or m.group(1) > until.date().isoformat() or (lo is not None and m.group(1) < lo.date().isoformat()):
+            day = m.group(1) if m else None
+            if day is None or day > until.date().isoformat() or (lo is not None and day < lo.date().isoformat()):
                 continue
             a = read_attempt(p)
             if a is None:
@@ -149,4 +150,4 @@ def apply_attempt(snapshot: Mapping[str, Any], attempt: RefreshAttempt | None) -
 
 
 def _utc(t: datetime) -> datetime:
-    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)

@@ -90,13 +90,14 @@ class SourceConfig(Strict):
     timeout: float = Field(default=30.0, gt=0)
     "Idle timeout, seconds: the longest wait to connect or between two reads of one HTTP response."
     deadline: float = Field(default=300.0, gt=0)
-    "Total deadline, seconds, for one download (connect, headers and whole body); a server that drips bytes is cut off."
+    "Total deadline, seconds, for one download (connect, headers, whole body): a server that drips bytes is cut off."
     max_bytes: int = Field(default=50_000_000, gt=0)
     "Size cap per HTTP response, bytes (after content decoding, so a gzip bomb stops here too)."
     redirect_hosts: list[str] = Field(default_factory=list)
     "Other host names a redirect may lead to; a redirect to the URL's own host is always followed, any other refused."
     min_records: int = Field(default=1, ge=0)
-    "Plausibility: a new payload must yield at least this many usable records (rows, models or prices, excluded rows not counted), else the source fails and its last good payload stays."
+    """Plausibility: a new payload must yield at least this many usable records (rows, models or prices,
+    excluded rows not counted), else the source fails and its last good payload stays."""
     options: dict[str, Any] = Field(default_factory=dict)
     "Kind-specific options (e.g. Terminal-Bench ``commit``, LiveBench ``index_url``)."
 

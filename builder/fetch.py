@@ -126,7 +126,8 @@ def make_client(settings: FetchSettings, transport: httpx.BaseTransport | None =
     can always reach it.
     """
     return httpx.Client(
-        headers={"User-Agent": settings.user_agent}, follow_redirects=False, transport=transport,
+        headers={"User-Agent": settings.user_agent, "Accept-Encoding": "gzip, deflate"},  # what ContentDecoder reads
+        follow_redirects=False, transport=transport,
         limits=httpx.Limits(max_keepalive_connections=0),
     )  # fmt: skip
 
@@ -262,13 +263,17 @@ def _get_once(
             length = resp.headers.get("content-length", "")
             if length.isdigit() and int(length) > max_bytes:
                 raise FetchError(
-                    f"response too large: Content-Length {int(length)} bytes exceeds the cap of {max_bytes} bytes ({final})",
+                    f"response too large: Content-Length {int(length)} bytes exceeds the cap of {max_bytes} bytes "
+                    f"({final})",
                     http_status=code,
                 )
             body = bytearray()
-            for chunk in resp.iter_bytes():
+            decoder = ContentDecoder(resp.headers.get("content-encoding", ""), final)
+            # (a response built in memory, as by httpx.MockTransport, has its body already read)
+            for raw in [resp.content] if resp.is_stream_consumed else resp.iter_raw():
+                chunk, overflow = decoder.feed(raw, max_bytes - len(body) + 1)
                 body += chunk
-                if len(body) > max_bytes:
+                if overflow or len(body) > max_bytes:
                     raise FetchError(
                         f"response too large: more than the cap of {max_bytes} bytes, aborted ({final})",
                         http_status=code,
@@ -281,6 +286,34 @@ def _get_once(
         if deadline.expired:
             raise deadline.error(url) from exc
         raise _transport_error(exc, url, timeout) from exc
+
+
+class ContentDecoder:
+    """Undo the response's Content-Encoding (gzip or deflate) with bounded output: ``feed``
+    never returns more than the room left under the size cap, so a gzip bomb costs memory
+    up to the cap, never its expanded size (httpx's own decoder expands a whole chunk)."""
+
+    def __init__(self, encoding: str, url: str) -> None:
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            self._d = None
+        elif coding in ("gzip", "x-gzip"):
+            self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif coding == "deflate":
+            self._d = zlib.decompressobj(zlib.MAX_WBITS)
+        else:
+            raise FetchError(f"unsupported Content-Encoding {encoding!r} from {url}")
+        self.url = url
+
+    def feed(self, data: bytes, room: int) -> tuple[bytes, bool]:
+        """``(decoded bytes, True when more than room would come out)``."""
+        if self._d is None:
+            return data[:room], len(data) > room
+        try:
+            out = self._d.decompress(data, max(1, room))
+        except zlib.error as exc:
+            raise FetchError(f"corrupt compressed body from {self.url}: {exc}") from exc
+        return out, bool(self._d.unconsumed_tail) or len(out) > room
 
 
 def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> FetchError:
@@ -320,7 +353,9 @@ def fetch_url(
         ) from last
 
 
-def _fetch_source_url(client: httpx.Client, source: SourceConfig, url: str, settings: FetchSettings) -> tuple[bytes, int, str]:
+def _fetch_source_url(
+    client: httpx.Client, source: SourceConfig, url: str, settings: FetchSettings
+) -> tuple[bytes, int, str]:
     """``fetch_url`` with the source's timeout, deadline, size cap and allowed redirect hosts."""
     return fetch_url(client, url, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings,
                      deadline=source.deadline, allowed_hosts=source.redirect_hosts)
@@ -370,7 +405,9 @@ def pick_livebench_files(names: list[str]) -> tuple[str, str]:
     return table, cats[-1][1]
 
 
-def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes], int, str]:
+def _livebench_plan(
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings
+) -> tuple[dict[str, bytes], int, str]:
     index_url = source.options.get("index_url")
     if not index_url:
         raise FetchError("livebench needs options.index_url (the GitHub contents-API listing of its public/ folder)")
@@ -428,7 +465,9 @@ def extract_results(blob: bytes, max_bytes: int) -> dict[str, bytes]:
     return files
 
 
-def _fetch_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes], int, str]:
+def _fetch_plan(
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings
+) -> tuple[dict[str, bytes], int, str]:
     """Run the kind's fetch plan: ``({file: bytes}, HTTP status of the last response, its final URL)``."""
     if not source.url:
         raise FetchError("no live URL configured")

@@ -79,7 +79,8 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
                 if total.isdigit() and int(total) == have:
                     return Download(part, have, have, code, final)
                 part.unlink()
-                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting", http_status=code, retryable=True)
+                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting",
+                                 http_status=code, retryable=True)
             if code >= 500:
                 raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
             if code not in (200, 206):
@@ -87,15 +88,15 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
             start = have if code == 206 else 0  # 200: the server ignored Range, start over
             length = resp.headers.get("content-length", "")
             if length.isdigit() and start + int(length) > max_bytes:
-                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of {max_bytes} bytes ({url})",
-                                 http_status=code)
+                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of "
+                                 f"{max_bytes} bytes ({url})", http_status=code)
             done = start
             with open(part, "ab" if start else "wb") as fh:
                 for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
                     done += len(chunk)
                     if done > max_bytes:
-                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, aborted ({url})",
-                                         http_status=code)
+                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, "
+                                         f"aborted ({url})", http_status=code)
                     fh.write(chunk)
                     report(done, int(length) + start if length.isdigit() else None)
                     deadline.check(url)

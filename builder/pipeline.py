@@ -149,7 +149,8 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
         from builder.pairwise.arena import compute_arena_section
 
         try:
-            snapshot["arena"] = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+            snapshot["arena"] = compute_arena_section(battles, cfg.arena,
+                                                      history_bootstrap=cfg.arena.history_bootstrap)
         except UserError as exc:
             if not live:
                 raise  # the operator's own battles file: one line, exit code 2

@@ -85,10 +85,11 @@ def fetch_real_data(dest: Path, entries: list[Entry] | None = None, *, url_base:
                 pooch.retrieve(url, known_hash=f"sha256:{e.sha256}", fname=target.name, path=target.parent,
                                progressbar=False)
             except ValueError as exc:  # pooch: hash mismatch
-                raise RealDataUnavailable(how_to_get(f"{e.path}: sha256 mismatch from {url}: {str(exc).splitlines()[0]}"))
+                first = str(exc).splitlines()[0]
+                raise RealDataUnavailable(how_to_get(f"{e.path}: sha256 mismatch from {url}: {first}")) from None
             except Exception as exc:  # network: refused, timeout, HTTP error
-                raise RealDataUnavailable(how_to_get(f"{e.path} from {url}: {type(exc).__name__}: "
-                                                     f"{str(exc).splitlines()[0] if str(exc) else ''}"))
+                first = str(exc).splitlines()[0] if str(exc) else ""
+                raise RealDataUnavailable(how_to_get(f"{e.path} from {url}: {type(exc).__name__}: {first}")) from None
     return dest
 
 

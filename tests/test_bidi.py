@@ -6,18 +6,18 @@ prints, in one place (``builder.render.safety.strip_bidi``)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jinja2
+from fixtures.make_snapshot import make_snapshot
 
 from builder.config import load_config
 from builder.render.safety import BIDI_CONTROLS, strip_bidi
 from builder.render.site import make_env, render_site
-from fixtures.make_snapshot import make_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 SPOOF = "claude-\u202eoidua-\u202c5"
 BIDI = re.compile("[" + "".join(BIDI_CONTROLS) + "]")
 

@@ -5,6 +5,7 @@ rules) but the site says Arena failed, with its reason, and shows the stale bann
 
 from __future__ import annotations
 
+from datetime import UTC
 from pathlib import Path
 
 import yaml
@@ -83,13 +84,14 @@ def test_a_failed_afternoon_refresh_shows_on_the_site_while_the_morning_snapshot
 
 
 def test_apply_attempt_is_pure_and_only_touches_statuses():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     snap = {"stale": False, "boards": [{"id": "b"}],
             "sources": [{"name": "arena", "kind": "lmarena", "status": "ok", "error": None, "fetched_at": "x"},
                         {"name": "aider", "kind": "aider", "status": "ok", "error": None, "fetched_at": "x"}]}
-    at = datetime(2026, 11, 30, 12, 45, tzinfo=timezone.utc)
-    attempt = RefreshAttempt(at=at, live=True, sources=(SourceAttempt(name="arena", status="failed", error="HTTP 500"),))
+    at = datetime(2026, 11, 30, 12, 45, tzinfo=UTC)
+    failed = SourceAttempt(name="arena", status="failed", error="HTTP 500")
+    attempt = RefreshAttempt(at=at, live=True, sources=(failed,))
     shown = apply_attempt(snap, attempt)
     assert shown["stale"] is True and shown["boards"] is snap["boards"]
     assert shown["sources"][0] == {"name": "arena", "kind": "lmarena", "status": "failed", "error": "HTTP 500",
@@ -100,12 +102,12 @@ def test_apply_attempt_is_pure_and_only_touches_statuses():
 
 
 def test_find_attempt_picks_the_newest_in_the_window(tmp_path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from builder.attempt import write_attempt
 
     def at(day: int, hour: int) -> datetime:
-        return datetime(2026, 11, day, hour, 45, tzinfo=timezone.utc)
+        return datetime(2026, 11, day, hour, 45, tzinfo=UTC)
 
     for day, hour in ((28, 6), (29, 12), (30, 6)):
         write_attempt(RefreshAttempt(at=at(day, hour), live=True), tmp_path)

@@ -11,9 +11,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from conftest import QuietServer
-
 import realdata
+from conftest import QuietServer
 from realdata import RAW_BASE, RealDataUnavailable, fetch_real_data, registry
 
 SAMPLE = [
