@@ -67,9 +67,10 @@ import tarfile
 import threading
 import time
 import zlib
-from datetime import date, datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -155,7 +156,7 @@ class Deadline:
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
-    def __enter__(self) -> "Deadline":
+    def __enter__(self) -> Deadline:
         self._timer.start()
         return self
 
@@ -174,7 +175,7 @@ class Deadline:
             self.expired = True
             raise self.error(url)
 
-    def error(self, url: str) -> "FetchError":
+    def error(self, url: str) -> FetchError:
         return FetchError(f"exceeded the total deadline of {self.seconds:g} s fetching {url} (server too slow)")
 
     def trace(self, name: str, info: dict[str, Any]) -> None:
@@ -339,7 +340,8 @@ def fetch_url(
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: _sleep(seconds),
-        before_sleep=lambda rs: log.info("retrying %s (attempt %d failed: %s)", url, rs.attempt_number, rs.outcome.exception()),
+        before_sleep=lambda rs: log.info("retrying %s (attempt %d failed: %s)", url, rs.attempt_number,
+                                         rs.outcome.exception() if rs.outcome else None),
     )
     try:
         return retrying(_get_once, client, url, timeout, max_bytes, deadline, allowed_hosts)
@@ -482,16 +484,6 @@ def _fetch_plan(
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
 
 
-def fetch_source(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> Payload:
-    """Fetch one source from its live URL (network I/O); raises FetchError.
-
-    The payload is not checked here (``check_payload`` does that).
-    """
-    fetched_at = datetime.now(timezone.utc)
-    files, _, final = _fetch_plan(client, source, settings)
-    return Payload(source=source.name, files=files, fetched_at=fetched_at, origin=final)
-
-
 # --------------------------------------------------------------------------- recorded payloads
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
@@ -501,9 +493,9 @@ def _recorded_date(source: SourceConfig, files: dict[str, bytes], mtimes: list[f
     """The date of a recorded payload (see ``read_recorded``)."""
     if source.recorded_date is not None:
         d = source.recorded_date
-        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+        return datetime(d.year, d.month, d.day, tzinfo=UTC)
     if source.date is not None:
-        return datetime(source.date.year, source.date.month, source.date.day, tzinfo=timezone.utc)
+        return datetime(source.date.year, source.date.month, source.date.day, tzinfo=UTC)
     found = []
     for key in files:
         for m in _DATE_IN_NAME.finditer(key):
@@ -513,8 +505,8 @@ def _recorded_date(source: SourceConfig, files: dict[str, bytes], mtimes: list[f
                 continue
     if found:
         d = max(found)
-        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
-    return datetime.fromtimestamp(max(mtimes), tz=timezone.utc).replace(microsecond=0)
+        return datetime(d.year, d.month, d.day, tzinfo=UTC)
+    return datetime.fromtimestamp(max(mtimes), tz=UTC).replace(microsecond=0)
 
 
 def read_recorded(source: SourceConfig, base: Path) -> Payload:
@@ -598,7 +590,8 @@ def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:
 
 
 def _fetch_one(
-    client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool, now: datetime
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool,
+    now: datetime
 ) -> FetchStatus:
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
@@ -615,7 +608,8 @@ def _fetch_one(
     except Exception as exc:
         if isinstance(exc, FetchError):
             # an unparseable body still says which HTTP status delivered it
-            error, http_status, received = str(exc), exc.http_status if exc.http_status is not None else code, exc.received
+            error, received = str(exc), exc.received
+            http_status = exc.http_status if exc.http_status is not None else code
         else:  # a bug must not stop the other sources; keep the traceback in the debug log
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
@@ -663,7 +657,8 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[str, bool], None]
         bar.update(task, description="done")
 
 
-def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None) -> list[FetchStatus]:
+def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
+              now: datetime | None = None) -> list[FetchStatus]:
     """Fetch every enabled source into the store; return their statuses in config order.
 
     ``base`` is the folder of site.yml (the store and config-relative recorded paths are
@@ -679,7 +674,7 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: d
     with make_client(cfg.fetch) as client, _progress(progress, len(sources)) as advance:
         for source in order:
             advance(source.name, True)
-            attempt_at = now or datetime.now(timezone.utc)
+            attempt_at = now or datetime.now(UTC)
             by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at)
             advance(source.name, False)
     return [by_name[s.name] for s in sources]

@@ -29,18 +29,19 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 import httpx
 import tenacity
 
-from builder.config import ArenaConfig, FetchSettings
 import builder.fetch as fetch_module
+from builder.config import ArenaConfig, FetchSettings
 from builder.errors import UserError
 from builder.fetch import Deadline, FetchError, make_client, open_stream
 from builder.records import FetchStatus
+from builder.util.io import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
     for an upstream failure: the status says what happened and the last complete dump stays.
 
     ``timeout`` overrides ``arena.live_timeout`` (the idle timeout)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     timeout = arena.live_timeout if timeout is None else timeout
     url = arena.live_url or ""
     folder = battles_dir(store_dir)
@@ -212,7 +213,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: fetch_module._sleep(seconds),  # patched in tests
-        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception()),
+        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception() if rs.outcome else None),
     )
     try:
         with make_client(settings) as client:
@@ -242,10 +243,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
 
 
 def write_battles_status(store_dir: Path, status: FetchStatus) -> None:
-    path = battles_dir(store_dir) / "status.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(status.to_json(), indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(battles_dir(store_dir) / "status.json", json.dumps(status.to_json(), indent=1))
 
 
 def read_battles_status(store_dir: Path) -> FetchStatus | None:

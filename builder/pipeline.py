@@ -3,7 +3,7 @@
     fetch  -> store (payload + status per source)        builder.fetch
     parse  -> typed records per source                   builder.sources
     select -> identities, one observation per source     builder.scoring.select
-    score  -> snapshot dict (boards, arena, evals, index) builder.scoring / pairwise / evals
+    score  -> typed Snapshot (boards, arena, evals, index)  builder.scoring / pairwise / evals
     write  -> snapshots/YYYY-MM-DD.json (same-day rules)  builder.snapshot
     render -> site/ (temp dir swapped in whole)          builder.render
 
@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Iterator
 
-from builder.attempt import RefreshAttempt
-from builder.config import SiteConfig
+from builder.config import SiteConfig, resolve_data_path
 from builder.errors import CheckFailed, UserError
-from builder.records import FetchStatus, ParseResult, Payload
+from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
+from builder.snapshot.attempt import RefreshAttempt
+from builder.snapshot.models import Snapshot, Source
+from builder.util.io import as_utc, parse_utc
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,10 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
     from builder.sources import PayloadError, parse_payload
 
     payloads = load_payloads(cfg, base)
-    observations, prices, checks, models = [], [], [], []
+    observations: list[Observation] = []
+    prices: list[Price] = []
+    checks: list[BuildCheck] = []
+    models: list[ModelInfo] = []
     statuses: dict[str, FetchStatus | None] = {}
     published: dict[str, date | None] = {}
     for source in cfg.sources:
@@ -95,11 +100,11 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
 
 
 def _payload_date(payload: Payload) -> date:
-    return payload.fetched_at.astimezone(timezone.utc).date()
+    return payload.fetched_at.astimezone(UTC).date()
 
 
 def _failed(status: FetchStatus | None, payload: Payload, error: str) -> FetchStatus:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if status is None:
         return FetchStatus(payload.source, False, None, error, 0, None, now, None, payload.origin, False)
     return replace(status, ok=False, error=error)
@@ -122,72 +127,67 @@ def gather_inputs(cfg: SiteConfig, base: Path):
     )
 
 
-def resolve_data_path(path: str, base: Path) -> Path:
-    """A data path from site.yml: absolute, else relative to site.yml, else package data."""
-    from builder.config import PACKAGE_DATA
+def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_dir: Path) -> Snapshot:
+    """The day's snapshot from the stored payloads: the Arena and eval-suite sections, then the
+    role boards and the Capability Index scored with them (``scoring.boards.compute_snapshot``).
 
-    p = Path(path)
-    if p.is_absolute():
-        return p
-    if (base / p).exists():
-        return base / p
-    return PACKAGE_DATA / p
-
-
-def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_dir: Path) -> dict:
-    """Role boards from the stored payloads, plus the Arena, eval-suite and index sections."""
+    The previous day's snapshot gives the movement column; one that does not load never
+    blocks today's build: movement is then left out (``build`` warns, naming the file).
+    After a live fetch the battles dump is one of the snapshot's sources (``battles_source``).
+    """
     from builder.scoring.boards import compute_snapshot
     from builder.snapshot import previous_snapshot
 
     inputs = gather_inputs(cfg, base)
-    previous = previous_snapshot(snapshots_dir, now.date())
-    snapshot = compute_snapshot(inputs, cfg, now, previous)
-    snapshot["demo"] = cfg.demo
+    try:
+        previous = previous_snapshot(snapshots_dir, as_utc(now).date())
+    except UserError as exc:
+        log.warning("no movement today: the previous snapshot does not load: %s", exc)
+        previous = None
     live = any(s is not None and s.live for s in inputs.statuses.values())
     battles = battles_path(cfg, base, live=live)
+    arena = None
     if battles is not None:
         from builder.pairwise.arena import compute_arena_section
 
         try:
-            snapshot["arena"] = compute_arena_section(battles, cfg.arena,
-                                                      history_bootstrap=cfg.arena.history_bootstrap)
+            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
         except UserError as exc:
             if not live:
                 raise  # the operator's own battles file: one line, exit code 2
             # a stored upstream dump that no longer reads (the reader got stricter) never stops a build
             log.warning("arena: the stored battles dump is not usable, no Arena section today: %s", exc)
-    if live and cfg.arena.enabled and cfg.arena.live_url:
-        snapshot["sources"].append(battles_source(cfg, base, contributing=snapshot.get("arena") is not None))
+    evals = None
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
-        snapshot["evals"] = compute_evals_section(cfg.evals, base)
-    if cfg.index.enabled:
-        from builder.scoring.index import compute_index_section
-
-        snapshot["index"] = compute_index_section(snapshot, cfg.index)
+        evals = compute_evals_section(cfg.evals, base)
+    snapshot = compute_snapshot(inputs, cfg, now, previous, arena=arena, evals=evals)
+    if live and cfg.arena.enabled and cfg.arena.live_url:
+        extra = battles_source(cfg, base, contributing=arena is not None)
+        snapshot = snapshot.model_copy(update={"sources": (*snapshot.sources, extra)})
     return snapshot
 
 
 BATTLES_SOURCE = "arena-battles"
 
 
-def battles_source(cfg: SiteConfig, base: Path, *, contributing: bool) -> dict:
+def battles_source(cfg: SiteConfig, base: Path, *, contributing: bool) -> Source:
     """The live battles dump as one of the snapshot's ``sources`` (status of its latest fetch)."""
     from builder.fetch import store_path
     from builder.fetch_battles import read_battles_status
 
     st = read_battles_status(store_path(cfg, base))
-    return {
-        "name": BATTLES_SOURCE, "title": "LMArena battles dump (Arena page)", "kind": "arena_battles",
-        "status": "missing" if st is None else ("ok" if st.ok else "failed"),
-        "error": st.error if st is not None else None, "licence": "no licence stated (votes cited)",
-        "attribution": "LMArena (lmarena.ai), public clean_battle dump", "homepage": "https://lmarena.ai/leaderboard",
-        "url": cfg.arena.live_url, "published": None,
-        "fetched_at": st.fetched_at.isoformat() if st is not None else None,
-        "payload_fetched_at": st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
-        "contributing": contributing,
-    }  # fmt: skip
+    return Source(
+        name=BATTLES_SOURCE, title="LMArena battles dump (Arena page)", kind="arena_battles",
+        status="missing" if st is None else ("ok" if st.ok else "failed"),
+        error=st.error if st is not None else None, licence="no licence stated (votes cited)",
+        attribution="LMArena (lmarena.ai), public clean_battle dump", homepage="https://lmarena.ai/leaderboard",
+        url=cfg.arena.live_url, published=None,
+        fetched_at=st.fetched_at.isoformat() if st is not None else None,
+        payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
+        contributing=contributing,
+    )  # fmt: skip
 
 
 def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
@@ -203,7 +203,9 @@ def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
     return resolve_data_path(cfg.arena.battles, base) if cfg.arena.battles else None
 
 
-def fetch_everything(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None) -> list[FetchStatus]:
+def fetch_everything(
+    cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None
+) -> list[FetchStatus]:
     """Every source, and with ``live`` the Arena battles dump (streamed, resumable)."""
     from builder.fetch import fetch_all, store_path
 
@@ -246,10 +248,10 @@ def build(
 ) -> BuildReport:
     """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
 
-    Runs holding the project lock (``builder.lock``): a second build waits for this one.
+    Runs holding the project lock (``builder.util.lock``): a second build waits for this one.
     """
-    from builder.lock import project_lock
     from builder.render.site import recover_site
+    from builder.util.lock import project_lock
 
     check_base_url(base_url)  # before anything is fetched or written
     out = out or base / "site"
@@ -261,11 +263,11 @@ def build(
 
 def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str | None, strict: bool,
            now: datetime | None, snapshots_dir: Path | None, progress: bool) -> BuildReport:
-    from builder.attempt import write_attempt
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
+    from builder.snapshot.attempt import write_attempt
 
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     snaps = snapshots_dir or snapshots_path(cfg, base)
     t = Timings()
     with t.stage("check"):
@@ -280,8 +282,8 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
         path, action = write_snapshot(snapshot, snaps)
         if action == "empty":
             # Nothing scored: keep showing the newest saved day (the guards judge its age).
-            current, path = snapshot, path
-            for p in reversed([p for p in list_snapshots(snaps) if p.stem <= snapshot["date"]]):
+            current = snapshot
+            for p in reversed([p for p in list_snapshots(snaps) if p.stem <= snapshot.date]):
                 try:  # the newest readable one (a corrupt day is reported with the history below)
                     current, path = load_snapshot(p), p
                     break
@@ -324,7 +326,7 @@ def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
         read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
 
 
-def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tuple[list[dict], list[str]]:
+def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tuple[list[Snapshot], list[str]]:
     """Every readable saved snapshot but ``exclude``, and one warning per unreadable one.
 
     A corrupt old day never blocks today's build: it is left out of the history and the
@@ -345,8 +347,8 @@ def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tupl
 
 
 def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bool) -> RefreshAttempt:
-    """The typed record of this refresh attempt (``builder.attempt``) from the fetch statuses."""
-    from builder.attempt import RefreshAttempt, SourceAttempt
+    """The typed record of this refresh attempt (``builder.snapshot.attempt``) from the fetch statuses."""
+    from builder.snapshot.attempt import SourceAttempt
 
     return RefreshAttempt(at=at, live=live, sources=tuple(
         SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=s.error, http_status=s.http_status,
@@ -357,7 +359,7 @@ def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bo
 
 def check_base_url(base_url: str | None) -> None:
     """Refuse a ``--base-url`` that is not an absolute http(s) URL (one line, exit code 2)."""
-    from builder.render.safety import safe_url
+    from builder.util.text import safe_url
 
     if base_url is not None and safe_url(base_url) is None:
         raise UserError(f"--base-url: must be an absolute http(s) URL, got {base_url!r}")
@@ -379,16 +381,6 @@ def verify_or_fail(site_dir: Path) -> None:
         raise CheckFailed("the new site's numbers do not rebuild: " + "; ".join(misses[:5]))
 
 
-def today(now: datetime | None = None) -> date:
-    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
-
-
 def parse_now(value: str | None) -> datetime | None:
     """``--now`` option: an ISO date or time, taken as UTC when it has no offset."""
-    if value is None:
-        return None
-    try:
-        dt_ = datetime.fromisoformat(value)
-    except ValueError:
-        raise UserError(f"--now: not an ISO date/time: {value!r}") from None
-    return dt_ if dt_.tzinfo else dt_.replace(tzinfo=timezone.utc)
+    return None if value is None else parse_utc(value, "--now")

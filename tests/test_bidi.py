@@ -1,7 +1,7 @@
 """Upstream names with bidirectional control characters (U+202E RIGHT-TO-LEFT OVERRIDE and
 friends) can make a row read as something else ("gpt-6" that is really "6-tpg..."). No page
 of the site lets one through: the jinja environment neutralises them in every value it
-prints, in one place (``builder.render.safety.strip_bidi``)."""
+prints, in one place (``builder.util.text.strip_bidi``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import jinja2
 from fixtures.make_snapshot import make_snapshot
 
 from builder.config import load_config
-from builder.render.safety import BIDI_CONTROLS, strip_bidi
 from builder.render.site import make_env, render_site
+from builder.snapshot import validate_snapshot
+from builder.util.text import BIDI_CONTROLS, strip_bidi
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -51,7 +52,7 @@ def test_no_page_of_the_site_carries_a_bidi_control(tmp_path):
         if o["identity"] == victim:
             o["model"] = "\u200f" + SPOOF
     snap["sources"][0]["title"] = "LM\u202dArena"
-    render_site(snap, [], cfg, ROOT, tmp_path, now=NOW)
+    render_site(validate_snapshot(snap), [], cfg, ROOT, tmp_path, now=NOW)
     pages = list(tmp_path.rglob("*.html"))
     assert len(pages) > 10
     offenders = [p.relative_to(tmp_path).as_posix() for p in pages if BIDI.search(p.read_text(encoding="utf-8"))]

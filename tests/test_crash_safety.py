@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from builder.render.site import recover_site, write_site_atomically
-from builder.testhooks import PAUSE_AT, PAUSE_FILE, POINTS
+from builder.util.testhooks import PAUSE_AT, PAUSE_FILE, POINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELBOARDS = Path(sys.executable).parent / "modelboards"

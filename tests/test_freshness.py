@@ -11,8 +11,8 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from builder.attempt import RefreshAttempt, SourceAttempt, apply_attempt, find_attempt, read_attempt
 from builder.cli import main
+from builder.snapshot.attempt import RefreshAttempt, SourceAttempt, apply_attempt, find_attempt, read_attempt
 
 ROOT = Path(__file__).resolve().parents[1]
 MORNING = "2026-11-30T06:45:00+00:00"
@@ -84,27 +84,31 @@ def test_a_failed_afternoon_refresh_shows_on_the_site_while_the_morning_snapshot
 
 
 def test_apply_attempt_is_pure_and_only_touches_statuses():
-    from datetime import datetime
+    from datetime import UTC, datetime
 
-    snap = {"stale": False, "boards": [{"id": "b"}],
-            "sources": [{"name": "arena", "kind": "lmarena", "status": "ok", "error": None, "fetched_at": "x"},
-                        {"name": "aider", "kind": "aider", "status": "ok", "error": None, "fetched_at": "x"}]}
+    from builder.snapshot import validate_snapshot
+    from fixtures.make_snapshot import make_snapshot
+
+    snap = validate_snapshot(make_snapshot(30, seed=11))
+    arena = next(s for s in snap.sources if s.kind == "lmarena")
+    other = next(s for s in snap.sources if s.kind != "lmarena")
+    assert not snap.stale and arena.status == "ok"
     at = datetime(2026, 11, 30, 12, 45, tzinfo=UTC)
-    failed = SourceAttempt(name="arena", status="failed", error="HTTP 500")
-    attempt = RefreshAttempt(at=at, live=True, sources=(failed,))
-    shown = apply_attempt(snap, attempt)
-    assert shown["stale"] is True and shown["boards"] is snap["boards"]
-    assert shown["sources"][0] == {"name": "arena", "kind": "lmarena", "status": "failed", "error": "HTTP 500",
-                                   "fetched_at": at.isoformat()}
-    assert shown["sources"][1] == snap["sources"][1]
-    assert snap["stale"] is False and snap["sources"][0]["status"] == "ok"  # the input is untouched
-    assert apply_attempt(snap, None) == snap
+    failed = SourceAttempt(name=arena.name, status="failed", error="HTTP 500")
+    shown = apply_attempt(snap, RefreshAttempt(at=at, live=True, sources=(failed,)))
+    assert shown.stale is True and shown.boards == snap.boards
+    after = next(s for s in shown.sources if s.name == arena.name)
+    assert (after.status, after.error, after.fetched_at) == ("failed", "HTTP 500", at.isoformat())
+    assert after.payload_fetched_at == arena.payload_fetched_at  # the payload in use is the kept one
+    assert next(s for s in shown.sources if s.name == other.name) == other
+    assert not snap.stale and arena.status == "ok"  # the input is untouched
+    assert apply_attempt(snap, None) is snap
 
 
 def test_find_attempt_picks_the_newest_in_the_window(tmp_path):
     from datetime import datetime
 
-    from builder.attempt import write_attempt
+    from builder.snapshot.attempt import write_attempt
 
     def at(day: int, hour: int) -> datetime:
         return datetime(2026, 11, day, hour, 45, tzinfo=UTC)

@@ -38,7 +38,8 @@ def test_actionlint_clean():
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     bad = tmp_path / "bad.yml"
-    bad.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n")
+    bad.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope "
+                   "}}\n")
     assert _actionlint(bad), "actionlint reported nothing for a broken workflow"
 
 
@@ -114,7 +115,7 @@ def test_site_workflow_sends_the_token_to_the_refresh_only():
 
 
 def test_the_attempt_record_is_committed_with_the_snapshots():
-    from builder.attempt import ATTEMPTS_DIR
+    from builder.snapshot.attempt import ATTEMPTS_DIR
 
     commit = next(s for s in _steps("site.yml", "build") if "git commit" in s.get("run", ""))
     assert "git add snapshots/" in commit["run"] and ATTEMPTS_DIR == "attempts"

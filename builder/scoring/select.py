@@ -1,5 +1,4 @@
-"""Choose one configuration per source, feed and model (seed 004, "Choose one configuration
-per source and model").
+"""Choose one configuration per source, feed and model: one observation counts per model.
 
 For every (source, feed, identity) the selected observation is the one that maximises
 
@@ -35,13 +34,14 @@ import datetime as dt
 import json
 import math
 from collections import defaultdict
-from typing import Any, Iterable, Sequence, TextIO, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO, TypeVar
 
 from builder.config import SiteConfig
 from builder.errors import UserError
-from builder.textsafety import neutralise_formula
 from builder.identity import identity_map
 from builder.records import Observation
+from builder.util.text import neutralise_formula
 
 SELECT_COLUMNS = (
     "source", "feed", "evaluator", "model", "identity", "raw", "date", "url", "selected", "reason",

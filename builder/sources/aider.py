@@ -7,7 +7,7 @@ aliases and a size cap (``builder.sources.safe_yaml``: a 479-byte alias bomb wou
 gigabytes).
 The score is ``pass_rate_2`` in percent, kept exactly as published.
 
-Run rules (seed 004). A run counts only when it is a documented single-model run:
+Run rules. A run counts only when it is a documented single-model run:
 
 * ``edit_format`` is ``whole``, ``diff`` or ``diff-fenced`` (``architect`` is not), and no
   ``editor_model`` is named (architect/editor pairs are excluded);
