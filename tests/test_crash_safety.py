@@ -2,7 +2,7 @@
 once: the site, the store and the snapshots always survive, leftovers are removed by the
 next build, and a second build waits for the first (or exits 2 with one line).
 
-The builds stop at named pause points (``builder.testhooks``, test-only environment
+The builds stop at named pause points (``builder.util.testhooks``, test-only environment
 variables) so the kill lands exactly between the two renames of a swap."""
 
 from __future__ import annotations

@@ -86,8 +86,9 @@ def test_a_failed_afternoon_refresh_shows_on_the_site_while_the_morning_snapshot
 def test_apply_attempt_is_pure_and_only_touches_statuses():
     from datetime import UTC, datetime
 
-    from builder.snapshot import validate_snapshot
     from fixtures.make_snapshot import make_snapshot
+
+    from builder.snapshot import validate_snapshot
 
     snap = validate_snapshot(make_snapshot(30, seed=11))
     arena = next(s for s in snap.sources if s.kind == "lmarena")
