@@ -198,6 +198,11 @@ def read_battles(path: str | Path, filters: BattleFilters = BattleFilters()) -> 
                 columns = set(chunk)
             enc.add(chunk)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        if kind == "jsonl":
+            # pyarrow counts rows from the start of its block, not lines of the file: find the line.
+            found = _first_bad_jsonl_line(path)
+            if found is not None:
+                raise UserError(f"{path}: line {found[0]}: invalid JSON: {found[1]}") from None
         msg = str(exc).strip().splitlines()[0]
         raise UserError(f"{path}: cannot read {kind} battles: {msg}") from None
     except UnicodeDecodeError as exc:
@@ -205,6 +210,21 @@ def read_battles(path: str | Path, filters: BattleFilters = BattleFilters()) -> 
     if enc.rows_read == 0:
         raise UserError(f"{path}: no battles in file (empty input)")
     return enc.finish(has_tstamp=columns is not None and "tstamp" in columns, path=path)
+
+
+def _first_bad_jsonl_line(path: Path) -> tuple[int, str] | None:
+    """``(line number, reason)`` of the first non-blank line that is not a JSON object, or None."""
+    with path.open("r", encoding="utf-8-sig", errors="replace") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                return lineno, exc.msg
+            if not isinstance(obj, dict):
+                return lineno, f"a battle must be a JSON object, not {type(obj).__name__}"
+    return None
 
 
 def _format_of(path: Path) -> str:

@@ -20,7 +20,7 @@ from builder.config import SiteConfig
 from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
 from builder.snapshot.models import Board, Snapshot
-from builder.util.text import model_slug, safe_url
+from builder.util.text import finalize_value, model_slug, safe_url
 
 T = TypeVar("T")
 
@@ -71,6 +71,7 @@ class SiteWriter:
     cfg: SiteConfig
     base: Path
     snap: Snap | None = None
+    saved: Snap | None = None  # the snapshot as saved, when ``snap`` shows a later attempt's statuses
     history: Sequence[Snap] = ()
     content: Mapping[str, ContentPage] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -111,6 +112,7 @@ def make_env(templates: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=finalize_value,  # bidi controls from upstream never reach a page
     )
     env.filters.update(FILTERS)
     env.filters["slug"] = model_slug
