@@ -36,7 +36,7 @@ import scipy.linalg
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
-from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt
+from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt, one_blas_thread
 
 _INF_SENTINEL = 1e12  # stands in for +-inf while interpolating quantiles
 # Newton step tolerance per round (log10-odds units). Newton converges quadratically, so
@@ -95,7 +95,7 @@ def bootstrap_bt(
         workers = (os.cpu_count() or 1) if work > 3_000_000 else 1
     workers = max(1, min(workers, rounds))
     if workers == 1:
-        samples, degenerate = _run_rounds(job, children)
+        samples, degenerate = _run_rounds(job, children)  # BLAS pinned inside
     else:
         per = math.ceil(rounds / (workers * 4))
         chunks = [children[k : k + per] for k in range(0, rounds, per)]
@@ -143,16 +143,8 @@ class _Job:
 
 
 def _one_blas_thread():
-    """A context that keeps BLAS/LAPACK to one thread: each round solves a small system, and
-    with a thread pool per worker process the pools spin against each other (10x slower on
-    2 cores). threadpoolctl is optional; without it the rounds still run, just unpinned."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        import contextlib
-
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    """One BLAS thread in each worker: several thread pools spin against each other."""
+    return one_blas_thread()
 
 
 def _run_rounds(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndarray, int]:

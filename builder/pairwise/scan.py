@@ -27,7 +27,8 @@ spill folder, so a dump larger than memory is counted out of core):
      fate), the model table and the pair counts per outcome (``PairCounts``);
    - per battle, model codes via an ENUM of the model table, in file order (``Battles``,
      for online Elo and history, which need the battle sequence);
-   - per time bucket (day, ISO week, month) and pair, outcome counts (``PeriodCounts``).
+   - per time bucket (day, ISO week, month) and pair, outcome counts
+     (``history.PeriodCounts``).
 
 Model codes follow the first appearance of each name in the file, counting every row (bad
 and filtered ones too): the names seen as ``model_a`` first, then those seen only as
@@ -67,9 +68,9 @@ from builder.pairwise.battles import (
     Battles,
 )
 from builder.pairwise.bt import PairCounts
+from builder.pairwise.history import Period, PeriodCounts
 
 Format = Literal["json", "jsonl", "csv", "parquet", "arrow"]
-Period = Literal["day", "week", "month"]
 
 FILTER_STATUS: dict[str, int] = {
     "anony": 4,
@@ -131,26 +132,6 @@ class FeatureColumn:
         q = self.quality
         return {"ok": int((q == FEATURE_OK).sum()), "missing": int((q == FEATURE_MISSING).sum()),
                 "malformed": int((q == FEATURE_MALFORMED).sum())}
-
-
-@dataclass(frozen=True, eq=False, slots=True)
-class PeriodCounts:
-    """Dated kept battles counted per time bucket, pair and outcome cell.
-
-    ``period``: int64 bucket index (``history.period_index``), ``key``: int64 pair key
-    ``lo * n_models + hi`` (codes into ``models``, lo < hi), ``cell``: 0 lo won, 1 hi won,
-    2 a tie of either kind, ``count``: int64; shape (n_groups,) each. ``last_tstamp`` is the
-    latest dated battle's time (Unix seconds), ``undated`` the kept battles without a time.
-    """
-
-    models: tuple[str, ...]
-    period_kind: Period
-    period: np.ndarray
-    key: np.ndarray
-    cell: np.ndarray
-    count: np.ndarray
-    last_tstamp: float
-    undated: int
 
 
 # --------------------------------------------------------------------------- format and columns
@@ -731,7 +712,8 @@ class BattleScan:
         bucket = {
             "day": day,
             "week": f"CAST(floor(({day} + 3) / 7.0) AS BIGINT)",  # 1970-01-01 was a Thursday; weeks start Monday
-            "month": f"((year(DATE '1970-01-01' + {day}) - 1970) * 12 + month(DATE '1970-01-01' + {day}) - 1)",
+            "month": f"((year(DATE '1970-01-01' + CAST({day} AS INTEGER)) - 1970) * 12 "
+                     f"+ month(DATE '1970-01-01' + CAST({day} AS INTEGER)) - 1)",
         }.get(period)
         if bucket is None:
             raise UserError(f"unknown history period {period!r} (use day, week or month)")
@@ -899,7 +881,6 @@ __all__ = [
     "BattleScan",
     "FeatureColumn",
     "FeatureSpec",
-    "PeriodCounts",
     "ReaderSettings",
     "connect",
     "count_battles",
