@@ -320,6 +320,8 @@ def _sampled(src: _Source) -> str:
 
 def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
     """(value, quality) SQL for one feature."""
+    if src.kind == "csv":
+        raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
     head = _col(src, spec.path[0])
     if head is None:
         return "NULL::DOUBLE", str(FEATURE_MISSING)
@@ -337,8 +339,6 @@ def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
               f"list_bool_and(list_transform({parts}, lambda x: coalesce(x >= 0, false))) THEN {FEATURE_OK} "
               f"ELSE {FEATURE_MALFORMED} END")
         return f"CASE WHEN ({ok}) = {FEATURE_OK} THEN {value} END", ok
-    if src.kind == "csv":
-        raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
     expr = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
     kind = _nested_type(src.types.get(spec.path[0], ""), spec.path[1:])
     if kind is None:
@@ -545,7 +545,8 @@ def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str
             return rel.to_arrow_table()
         if how == "numpy":
             return rel.fetchnumpy()
-        return rel.fetchone()
+        rows = rel.fetchall()
+        return rows[0] if rows else None
     except duckdb.Error as exc:
         raise _user_error(path, exc) from None
 
