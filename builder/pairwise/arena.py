@@ -56,8 +56,6 @@ from builder.pairwise.bootstrap import (
     ranks_with_uncertainty,
 )
 from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
-from builder.pairwise.elo import K as ELO_K
-from builder.pairwise.elo import bootstrap_elo, fit_online_elo
 from builder.pairwise.history import PeriodCounts, compute_history
 from builder.pairwise.scan import ReaderSettings, scan_battles
 from builder.pairwise.winrate import (
@@ -65,6 +63,9 @@ from builder.pairwise.winrate import (
     compute_predicted_winrates,
     compute_winrate_mae,
 )
+
+ELO_K = 4.0
+"Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop is imported only when used)."
 
 TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
 
@@ -121,6 +122,8 @@ def fit_rating_table(
         else:
             median = lower = upper = rating
     elif method == "elo":
+        from builder.pairwise.elo import bootstrap_elo, fit_online_elo
+
         assert isinstance(battles, Battles)
         elo = fit_online_elo(battles, k=elo_k)
         rating = elo.ratings.copy()
@@ -191,7 +194,9 @@ def compute_arena_section(
     )
     fit: BTFit = info["fit"]
     counts: PairCounts = info["counts"]
-    elo = fit_online_elo(battles)
+    from builder.pairwise.elo import fit_online_elo
+
+    elo = fit_online_elo(battles, k=ELO_K)
     index = {m: k for k, m in enumerate(battles.models)}
     for row in rows:
         row["elo"] = _num(elo.ratings[index[row["model"]]])

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
 
 OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
@@ -129,7 +128,7 @@ class Battles:
         """True when file order is already chronological (rows without a time last)."""
         if self.tstamp is None:
             return True
-        return bool(_in_time_order(np.ascontiguousarray(self.tstamp, dtype=np.float64)))
+        return bool(_time_order_check()(np.ascontiguousarray(self.tstamp, dtype=np.float64)))
 
     def chronological(self) -> np.ndarray:
         """Row order by timestamp (stable: file order breaks ties and orders rows without one)."""
@@ -210,7 +209,19 @@ __all__ = [
 ]
 
 
-@njit(cache=True, nogil=True)  # the Elo fit runs it beside its own loop
+_compiled: list[Any] = []
+
+
+def _time_order_check() -> Any:
+    """The compiled ``_in_time_order`` (numba is imported on first use: reading and counting
+    battles never needs it)."""
+    if not _compiled:
+        from numba import njit
+
+        _compiled.append(njit(cache=True, nogil=True)(_in_time_order))  # the Elo fit runs it beside its own loop
+    return _compiled[0]
+
+
 def _in_time_order(t):  # pragma: no cover - compiled
     """Non-decreasing times, then only missing ones (NaN) to the end.
 

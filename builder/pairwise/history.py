@@ -38,7 +38,6 @@ from builder.pairwise.bootstrap import (
     point_ranks,
 )
 from builder.pairwise.bt import PairCounts, fit_bt, pair_cells
-from builder.pairwise.elo import run_elo_codes
 
 Period = Literal["day", "week", "month"]
 _EPOCH = dt.date(1970, 1, 1)
@@ -157,6 +156,8 @@ def compute_history(
     last_day = dt.datetime.fromtimestamp(counts.last_tstamp, tz=dt.UTC).date()
 
     # Online Elo walks the dated battles in time order (file order breaks ties).
+    from builder.pairwise.elo import run_elo_codes
+
     assert battles.tstamp is not None  # period counts exist only for dated battles
     dated = np.flatnonzero(np.isfinite(battles.tstamp))
     order = dated[np.argsort(battles.tstamp[dated], kind="stable")]

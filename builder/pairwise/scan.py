@@ -604,26 +604,28 @@ class BattleScan:
 
     # -- the one aggregation: report, model table, pair counts
     def _summarise(self) -> None:
-        tbl = self._fetch("SELECT a, b, w, f, count(*) AS n, min(rowid) AS p FROM scan GROUP BY ALL", "arrow")
-        n = np.asarray(tbl["n"].to_numpy(), dtype=np.int64)
+        self._q("CREATE TEMP TABLE groups AS SELECT a, b, w, f, count(*) AS n, min(rowid) AS p FROM scan GROUP BY ALL")
+        # Distinct raw values become ENUM types, so every later result is small integers;
+        # each value is cleaned once, here.
+        self._q("CREATE TYPE raw_name AS ENUM (SELECT DISTINCT v FROM (SELECT a AS v FROM groups UNION ALL "
+                "SELECT b FROM groups) WHERE v IS NOT NULL ORDER BY v)")
+        self._q("CREATE TYPE raw_winner AS ENUM (SELECT DISTINCT w FROM groups WHERE w IS NOT NULL ORDER BY w)")
+        self._enum = True
+        self._raw_names: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_name)", "one")[0] or [])
+        self._raw_winners: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_winner)", "one")[0] or [])
+        g = self._fetch(f"SELECT {self._CODED}, f, n, p FROM groups", "numpy")
+        n = np.asarray(g["n"], dtype=np.int64)
         rows_read = int(n.sum())
         if rows_read == 0:
             raise UserError(f"{self.path or '<memory>'}: no battles in file (empty input)")
-        # Distinct raw values, cleaned once each: names, winners.
-        raw = pa.concat_arrays([tbl["a"].combine_chunks(), tbl["b"].combine_chunks()]).dictionary_encode()
-        self._raw_names: list[str] = raw.dictionary.to_pylist()
         clean = [_name(v) for v in _decode(self._src.kind, self._raw_names)]
-        idx = np.asarray(raw.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-        ia, ib = idx[: len(tbl)], idx[len(tbl) :]
-        wraw = tbl["w"].combine_chunks().dictionary_encode()
-        self._raw_winners: list[str] = wraw.dictionary.to_pylist()
+        ia, ib, iw = (np.asarray(g[c], dtype=np.int64) for c in ("ea", "eb", "ew"))
         wcode = np.array([WINNER_CODES.get(v, -1) if isinstance(v, str) else -1
                           for v in _decode(self._src.kind, self._raw_winners)] + [-1], dtype=np.int64)
-        iw = np.asarray(wraw.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
         o = wcode[iw]  # -1 (the appended slot) for null
 
         # Model codes: first appearance (model_a column first, then model_b), over all rows.
-        pos = np.asarray(tbl["p"].to_numpy(), dtype=np.int64)
+        pos = np.asarray(g["p"], dtype=np.int64)
         names = sorted({m for m in clean if m is not None})
         name_id = {m: k for k, m in enumerate(names)}
         raw_to_name = np.array([name_id[m] if m is not None else -1 for m in clean] + [-1], dtype=np.int64)
@@ -633,7 +635,7 @@ class BattleScan:
         np.minimum.at(first[0], na[na >= 0], pos[na >= 0])
         np.minimum.at(first[1], nb[nb >= 0], pos[nb >= 0])
 
-        fate = np.asarray(tbl["f"].to_numpy(), dtype=np.int64)
+        fate = np.asarray(g["f"], dtype=np.int64)
         fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
         by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
         bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
@@ -672,15 +674,7 @@ class BattleScan:
         return _pair_counts(self.models, key, cell, n)
 
     def _codes(self) -> None:
-        """ENUM types over the raw names and winners, so rows come out as small integers."""
-        if self._enum:
-            return
-        for tname, values in (("raw_name", self._raw_names), ("raw_winner", self._raw_winners)):
-            self._con.register("enum_values", pa.table({"v": pa.array(values, pa.string()),
-                                                        "k": pa.array(range(len(values)), pa.int64())}))
-            self._q(f"CREATE TYPE {tname} AS ENUM (SELECT v FROM enum_values ORDER BY k)")
-            self._con.unregister("enum_values")
-        self._enum = True
+        """The ENUM types exist from ``_summarise`` on."""
 
     _CODED = ("coalesce(CAST(enum_code(CAST(a AS raw_name)) AS INTEGER), -1) AS ea, "
               "coalesce(CAST(enum_code(CAST(b AS raw_name)) AS INTEGER), -1) AS eb, "
