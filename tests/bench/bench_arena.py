@@ -289,10 +289,11 @@ FLOOR_TARGETS = {1_000_000: 2.0, 3_000_000: 1.5}  # arena fit / floor, whole pro
 MEMORY_TARGET_MB = 600.0
 
 
-def make_fastchat_files(n: int, folder: Path, seed: int = 0) -> dict[str, Path]:
+def make_fastchat_files(n: int, folder: Path, seed: int = 0,
+                        formats: tuple[str, ...] = ("parquet", "jsonl", "json")) -> dict[str, Path]:
     """``n`` FastChat clean_battle rows as Parquet, JSON Lines and a JSON array (made once)."""
     folder.mkdir(parents=True, exist_ok=True)
-    out = {fmt: folder / f"battles_{n}.{fmt}" for fmt in ("parquet", "jsonl", "json")}
+    out = {fmt: folder / f"battles_{n}.{fmt}" for fmt in ("parquet", *formats)}
     if all(p.exists() for p in out.values()):
         return out
     import duckdb
@@ -318,25 +319,22 @@ def make_fastchat_files(n: int, folder: Path, seed: int = 0) -> dict[str, Path]:
 
             tok_a, tok_b = rng.integers(5, 1500, m), rng.integers(5, 1500, m)
             meta = pa.StructArray.from_arrays(
-                [pa.array(rng.integers(5, 300, m)), pa.array(tok_a), pa.array(tok_b), pa.array(rng.integers(1, 4, m)),
+                [pa.array(tok_a), pa.array(tok_b),
                  counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]), counts(1.0, ["ordered", "unordered"]),
                  counts(2.0, ["**", "__"]), counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]),
                  counts(1.0, ["ordered", "unordered"]), counts(2.0, ["**", "__"])],
-                names=["sum_user_tokens", "sum_assistant_a_tokens", "sum_assistant_b_tokens", "turns",
-                       "header_count_a", "list_count_a", "bold_count_a", "header_count_b", "list_count_b",
+                names=["sum_assistant_a_tokens", "sum_assistant_b_tokens", "header_count_a", "list_count_a", "bold_count_a", "header_count_b", "list_count_b",
                        "bold_count_b"])
             table = pa.table({
                 "model_a": pa.array(names[sim.model_a], pa.string()),
                 "model_b": pa.array(names[sim.model_b], pa.string()),
                 "winner": pa.array(np.array(OUTCOMES, dtype=object)[sim.outcome], pa.string()),
-                "judge": pa.array(np.char.add("arena_user_", rng.integers(0, 10**5, m).astype(str)).astype(object)),
                 "turn": pa.array(rng.integers(1, 4, m)),
                 "anony": pa.array(sim.anony),
                 "language": pa.array(np.array(["English", "Chinese", "German", "Russian"], dtype=object)[
                     rng.choice(4, m, p=[0.7, 0.15, 0.1, 0.05])]),
                 "tstamp": pa.array(np.round(t_start + np.sort(rng.uniform(0, 86_400.0 * 30, m)), 3)),
                 "conv_metadata": meta,
-                "is_code": pa.array(rng.random(m) < 0.2),
                 "dedup_tag": pa.StructArray.from_arrays([pa.array(rng.random(m) < 0.1), pa.array(rng.random(m) < 0.9)],
                                                         names=["high_freq", "sampled"]),
             }, schema=_fastchat_schema())
@@ -344,6 +342,8 @@ def make_fastchat_files(n: int, folder: Path, seed: int = 0) -> dict[str, Path]:
             t_start += 86_400.0 * 30
     con = duckdb.connect(config={"memory_limit": "2GB", "preserve_insertion_order": True})
     for fmt, extra in (("jsonl", ""), ("json", ", ARRAY true")):
+        if fmt not in formats:
+            continue
         part = out[fmt].with_suffix(f".{fmt}.part")
         con.execute(f"COPY (SELECT * FROM read_parquet('{tmp}')) TO '{part}' (FORMAT json{extra})")
         os.replace(part, out[fmt])
@@ -358,13 +358,12 @@ def _fastchat_schema():
         return pa.struct([(k, pa.int64()) for k in keys])
 
     heads, lists, bold = ["h1", "h2", "h3", "h4", "h5", "h6"], ["ordered", "unordered"], ["**", "__"]
-    meta = pa.struct([("sum_user_tokens", pa.int64()), ("sum_assistant_a_tokens", pa.int64()),
-                      ("sum_assistant_b_tokens", pa.int64()), ("turns", pa.int64()),
+    meta = pa.struct([("sum_assistant_a_tokens", pa.int64()), ("sum_assistant_b_tokens", pa.int64()),
                       ("header_count_a", counts(heads)), ("list_count_a", counts(lists)), ("bold_count_a", counts(bold)),
                       ("header_count_b", counts(heads)), ("list_count_b", counts(lists)), ("bold_count_b", counts(bold))])
     return pa.schema([("model_a", pa.string()), ("model_b", pa.string()), ("winner", pa.string()),
-                      ("judge", pa.string()), ("turn", pa.int64()), ("anony", pa.bool_()), ("language", pa.string()),
-                      ("tstamp", pa.float64()), ("conv_metadata", meta), ("is_code", pa.bool_()),
+                      ("turn", pa.int64()), ("anony", pa.bool_()), ("language", pa.string()),
+                      ("tstamp", pa.float64()), ("conv_metadata", meta),
                       ("dedup_tag", pa.struct([("high_freq", pa.bool_()), ("sampled", pa.bool_())]))])
 
 
@@ -435,7 +434,7 @@ def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool) -> No
               f"{om:>6.0f} | {ow / fw:>5.2f}x | {ok}")
     if memory_10m:
         n = 10_000_000
-        files = make_fastchat_files(n, cache)
+        files = make_fastchat_files(n, cache, formats=("jsonl",))
         out = cache / "fit_10m.json"
         ow, om = run_process(FIT_CHILD, "--input", str(files["jsonl"]), "--bootstrap", "100", "--output", str(out))
         fw, fm = run_process(FLOOR_CHILD, str(files["jsonl"]))
