@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
+import arena_baseline as base
 import pytest
 
-import arena_baseline as base
 from builder.pairwise.battles import read_battles
 
 

@@ -74,7 +74,7 @@ def _big_jsonl(path, n: int) -> Counter:
     b = (a + 1 + i % 36) % 37
     keep = i % 5 != 0
     return Counter(zip((f"model-{x}" for x in a[keep]), (f"model-{y}" for y in b[keep]),
-                       (OUTCOMES[o] for o in (i % 4)[keep])))
+                       (OUTCOMES[o] for o in (i % 4)[keep]), strict=True))
 
 
 def test_a_file_larger_than_the_memory_limit_is_counted_exactly(tmp_path):
@@ -87,7 +87,7 @@ def test_a_file_larger_than_the_memory_limit_is_counted_exactly(tmp_path):
         counts, report = scan.pair_counts(), scan.report
     assert report.rows_read == 150_000 and report.removed == {"anony": 30_000}
     got: Counter = Counter()
-    for i, j, wi, wj, t in zip(counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties):
+    for i, j, wi, wj, t in zip(counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties, strict=True):
         got[(counts.models[i], counts.models[j], "i")] += wi
         got[(counts.models[i], counts.models[j], "j")] += wj
         got[(counts.models[i], counts.models[j], "t")] += t
@@ -139,7 +139,8 @@ def test_feature_columns_per_battle(tmp_path, fmt):
         assert head.quality[2] == FEATURE_MALFORMED and head.first_malformed == 3
     assert list(tok.quality[3:]) == [FEATURE_MISSING, FEATURE_OK] and tok.values[4] == 7
     no_meta = 2 + (fmt == "parquet")  # rows without conv_metadata
-    assert head.quality[4] == FEATURE_MISSING and bold.counts() == {"ok": 5 - no_meta, "missing": no_meta, "malformed": 0}
+    assert head.quality[4] == FEATURE_MISSING
+    assert bold.counts() == {"ok": 5 - no_meta, "missing": no_meta, "malformed": 0}
     assert table.column_names == ["tokens_a", "headers_a", "bold_a"] and table.num_rows == 5
     assert table["tokens_a"].null_count == no_meta  # one malformed, the rest without conv_metadata
 
@@ -169,7 +170,7 @@ def test_cli_reader_settings_come_from_options_then_site_yml(tmp_path, monkeypat
     seen = []
     real = scan_mod.connect
 
-    def spy(settings=ReaderSettings()):
+    def spy(settings=None):
         seen.append(settings)
         return real(settings)
 

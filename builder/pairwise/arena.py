@@ -65,7 +65,7 @@ from builder.pairwise.winrate import (
 )
 
 ELO_K = 4.0
-"Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop is imported only when used)."
+"Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
 
 TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
 

@@ -50,7 +50,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,6 +109,9 @@ class FeatureSpec:
     name: str
     path: tuple[str, ...]
 
+
+DEFAULT_SETTINGS = ReaderSettings()
+NO_FILTERS = BattleFilters()
 
 FEATURE_OK, FEATURE_MISSING, FEATURE_MALFORMED = 0, 1, 2
 "Per-battle feature quality codes: usable, absent (or null), present but not a count."
@@ -301,7 +304,8 @@ def _integer(src: _Source, name: str) -> str:
         return "NULL::BIGINT"
     if src.kind in ("json", "jsonl"):
         # int(v) of a JSON number: truncation towards zero
-        return f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} THEN TRY_CAST(trunc(TRY_CAST({c} AS DOUBLE)) AS BIGINT) END"
+        return (f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} "
+                f"THEN TRY_CAST(trunc(TRY_CAST({c} AS DOUBLE)) AS BIGINT) END")
     return f"TRY_CAST({c} AS BIGINT)"
 
 
@@ -456,10 +460,10 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     return sql, params
 
 
-def _decode(kind: Format, values: list[str | None]) -> list[Any]:
+def _decode(kind: Format, values: Sequence[str | None]) -> list[Any]:
     """Raw text (``_raw``) back to the value: JSON text parsed, other formats as they are."""
     if kind not in ("json", "jsonl"):
-        return values
+        return list(values)
     out: list[Any] = []
     for v in values:
         try:
@@ -478,8 +482,9 @@ def _name(value: Any) -> str | None:
 
 # --------------------------------------------------------------------------- errors
 
-_POSITION = re.compile(r'in file "(?P<file>[^"]*)",? (?:at byte \d+ )?in (?P<unit>line|record/value) (?P<n>\d+):?\s*(?P<msg>.*)',
-                       re.S)
+_POSITION = re.compile(
+    r'in file "(?P<file>[^"]*)",? (?:at byte \d+ )?in (?P<unit>line|record/value) (?P<n>\d+):?\s*(?P<msg>.*)', re.S
+)
 _CSV_LINE = re.compile(r"CSV Error on Line: (?P<n>\d+)\s*\n(?:Original Line:.*?\n)?(?P<msg>(?:.*?\n)*?.*?\S.*?)\n")
 _offset: list[int] = []
 
@@ -555,8 +560,9 @@ def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str
 
 
 @contextmanager
-def connect(settings: ReaderSettings = ReaderSettings()) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB connection with the memory limit and a private spill folder."""
+    settings = settings or DEFAULT_SETTINGS
     base = Path(settings.temp_directory) if settings.temp_directory else Path(tempfile.gettempdir())
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -567,6 +573,7 @@ def connect(settings: ReaderSettings = ReaderSettings()) -> Iterator[duckdb.Duck
         "memory_limit": settings.memory_limit,
         "temp_directory": str(spill),
         "preserve_insertion_order": True,  # rowid of the scan table = position in the file
+        "enable_progress_bar": False,
     }
     if settings.threads:
         config["threads"] = int(settings.threads)
@@ -815,8 +822,8 @@ def _bounds(filters: BattleFilters) -> tuple[float | None, float | None]:
 @contextmanager
 def scan_battles(
     path: str | Path,
-    filters: BattleFilters = BattleFilters(),
-    settings: ReaderSettings = ReaderSettings(),
+    filters: BattleFilters = NO_FILTERS,
+    settings: ReaderSettings = DEFAULT_SETTINGS,
     features: Sequence[FeatureSpec] = (),
 ) -> Iterator[BattleScan]:
     """Scan a battles file once (see the module docstring); yields the ``BattleScan``.
@@ -836,8 +843,8 @@ def scan_battles(
 
 
 @contextmanager
-def scan_table(table: pa.Table, filters: BattleFilters = BattleFilters(), source: str = "<memory>",
-               settings: ReaderSettings = ReaderSettings()) -> Iterator[BattleScan]:
+def scan_table(table: pa.Table, filters: BattleFilters = NO_FILTERS, source: str = "<memory>",
+               settings: ReaderSettings = DEFAULT_SETTINGS) -> Iterator[BattleScan]:
     """``scan_battles`` over an in-memory Arrow table (columns as in a Parquet file)."""
     with connect(settings) as con:
         con.register("input_table", table)
@@ -854,15 +861,15 @@ def scan_table(table: pa.Table, filters: BattleFilters = BattleFilters(), source
         yield scan
 
 
-def read_battles(path: str | Path, filters: BattleFilters = BattleFilters(),
-                 settings: ReaderSettings = ReaderSettings()) -> Battles:
+def read_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
+                 settings: ReaderSettings = DEFAULT_SETTINGS) -> Battles:
     """The kept battles of a file, int-coded, in file order (``BattleScan.battles``)."""
     with scan_battles(path, filters, settings) as scan:
         return scan.battles()
 
 
-def count_battles(path: str | Path, filters: BattleFilters = BattleFilters(),
-                  settings: ReaderSettings = ReaderSettings()) -> tuple[PairCounts, BattleReport]:
+def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
+                  settings: ReaderSettings = DEFAULT_SETTINGS) -> tuple[PairCounts, BattleReport]:
     """Pair-outcome counts and the report of a file, without per-battle arrays."""
     with scan_battles(path, filters, settings) as scan:
         return scan.pair_counts(), scan.report

@@ -314,7 +314,7 @@ def make_fastchat_files(n: int, folder: Path, seed: int = 0,
             rng = np.random.default_rng(seed + 1000 + k)
             names = np.array(sim.models, dtype=object)
 
-            def counts(lam: float, keys: list[str]) -> pa.StructArray:
+            def counts(lam: float, keys: list[str], rng=rng, m=m) -> pa.StructArray:
                 return pa.StructArray.from_arrays([pa.array(rng.poisson(lam, m)) for _ in keys], names=keys)
 
             tok_a, tok_b = rng.integers(5, 1500, m), rng.integers(5, 1500, m)
@@ -323,8 +323,8 @@ def make_fastchat_files(n: int, folder: Path, seed: int = 0,
                  counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]), counts(1.0, ["ordered", "unordered"]),
                  counts(2.0, ["**", "__"]), counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]),
                  counts(1.0, ["ordered", "unordered"]), counts(2.0, ["**", "__"])],
-                names=["sum_assistant_a_tokens", "sum_assistant_b_tokens", "header_count_a", "list_count_a", "bold_count_a", "header_count_b", "list_count_b",
-                       "bold_count_b"])
+                names=["sum_assistant_a_tokens", "sum_assistant_b_tokens", "header_count_a", "list_count_a",
+                       "bold_count_a", "header_count_b", "list_count_b", "bold_count_b"])
             table = pa.table({
                 "model_a": pa.array(names[sim.model_a], pa.string()),
                 "model_b": pa.array(names[sim.model_b], pa.string()),
@@ -359,8 +359,8 @@ def _fastchat_schema():
 
     heads, lists, bold = ["h1", "h2", "h3", "h4", "h5", "h6"], ["ordered", "unordered"], ["**", "__"]
     meta = pa.struct([("sum_assistant_a_tokens", pa.int64()), ("sum_assistant_b_tokens", pa.int64()),
-                      ("header_count_a", counts(heads)), ("list_count_a", counts(lists)), ("bold_count_a", counts(bold)),
-                      ("header_count_b", counts(heads)), ("list_count_b", counts(lists)), ("bold_count_b", counts(bold))])
+                      *((f"{kind}_count_{side}", counts(keys)) for side in "ab"
+                        for kind, keys in (("header", heads), ("list", lists), ("bold", bold)))])
     return pa.schema([("model_a", pa.string()), ("model_b", pa.string()), ("winner", pa.string()),
                       ("turn", pa.int64()), ("anony", pa.bool_()), ("language", pa.string()),
                       ("tstamp", pa.float64()), ("conv_metadata", meta),
@@ -421,7 +421,8 @@ def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool) -> No
             floor_runs, ours_runs = [], []
             for _ in range(reps):  # interleaved, so both see the same load
                 floor_runs.append(run_process(FLOOR_CHILD, str(path)))
-                ours_runs.append(run_process(FIT_CHILD, "--input", str(path), "--bootstrap", "100", "--output", str(out)))
+                ours_runs.append(run_process(FIT_CHILD, "--input", str(path), "--bootstrap", "100",
+                                             "--output", str(out)))
             rows.append((n, fmt, path.stat().st_size, _median(floor_runs), _median(ours_runs)))
     print(f"{'battles':>9} | {'format':<10} | {'MB':>6} | {'B/battle':>8} | {'floor s':>7} | {'floor MB':>8} | "
           f"{'fit+100 s':>9} | {'fit MB':>6} | {'ratio':>6} | target")
@@ -441,8 +442,9 @@ def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool) -> No
         size = files["jsonl"].stat().st_size
         verdict = "yes" if om < MEMORY_TARGET_MB else "NO"
         print(f"{n:>9} | {'JSON Lines':<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | "
-              f"{ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): {verdict}")
-    print(f"floor: python -c 'import duckdb; SELECT model_a, model_b, winner, count(*) FROM read_json_auto/read_parquet "
+              f"{ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): "
+              f"{verdict}")
+    print("floor: python -c 'import duckdb; SELECT model_a, model_b, winner, count(*) FROM read_json_auto/read_parquet "
           f"GROUP BY ALL'; fit: modelboards arena fit --bootstrap 100 (DuckDB scan, counts, Newton, 100 multinomial "
           f"rounds); MB = peak resident memory (VmHWM) of the whole process; {load_note()} at the end")
 
@@ -483,7 +485,8 @@ def main() -> None:
     ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
     ap.add_argument("--parts", default="seed,floor,steady", help="which parts to run (seed, floor, steady)")
     ap.add_argument("--floor-sizes", default="1000000,3000000", help="battles per file for the read-floor part")
-    ap.add_argument("--memory-10m", action="store_true", help="also 10M battles in JSON Lines: peak memory of arena fit")
+    ap.add_argument("--memory-10m", action="store_true",
+                    help="also 10M battles in JSON Lines: peak memory of arena fit")
     ap.add_argument("--cache", default=None, help="folder for the generated files (default: a temp folder, removed)")
     ap.add_argument("--reps", type=int, default=3, help="runs per process in the read-floor part (median)")
     ap.add_argument("--quick", action="store_true", help="small sizes everywhere (100k and 300k), one rep")
