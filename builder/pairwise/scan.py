@@ -573,7 +573,6 @@ def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyC
         "memory_limit": settings.memory_limit,
         "temp_directory": str(spill),
         "preserve_insertion_order": True,  # rowid of the scan table = position in the file
-        "enable_progress_bar": False,
     }
     if settings.threads:
         config["threads"] = int(settings.threads)
@@ -584,6 +583,7 @@ def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyC
         msg = str(exc).split("\n", 1)[0]
         raise UserError(f"arena.reader: invalid DuckDB setting ({msg})") from None
     try:
+        con.execute("SET enable_progress_bar = false")  # a per-connection option
         yield con
     finally:
         con.close()
