@@ -6,7 +6,9 @@ payloads. It is streamed into ``<store>/battles/<file>.part``; an interrupted do
 only for the rest with an HTTP ``Range`` request. A server that ignores ``Range`` (200
 instead of 206) restarts the file from zero. Only a complete, capped download is renamed to
 ``<store>/battles/<file>``, so the previous complete dump stays in use until a new one has
-fully arrived. The attempt's status (``FetchStatus``) is written beside it.
+fully arrived. The attempt's status (``FetchStatus``) is written beside it. The build then
+reads the stored dump like any battles file, through the DuckDB reader
+(``builder.pairwise.scan``, any of its formats, ``.json.gz`` included), in bounded memory.
 """
 
 from __future__ import annotations

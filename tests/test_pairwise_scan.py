@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -177,9 +178,10 @@ def test_cli_reader_settings_come_from_options_then_site_yml(tmp_path, monkeypat
     monkeypatch.setattr(scan_mod, "connect", spy)
     cfg = tmp_path / "site.yml"
     site = (ROOT / "site.yml").read_text(encoding="utf-8")
-    reader = f"arena:\n  reader:\n    memory_limit: 300MB\n    threads: 1\n    temp_directory: {tmp_path / 'sp'}\n"
-    assert "\narena:\n" in site
-    cfg.write_text(site.replace("\narena:\n", "\n" + reader), encoding="utf-8")
+    shipped = re.search(r"\n  reader:.*\n    memory_limit: 512MB\n", site)
+    assert shipped, "site.yml states the reader's default memory limit"
+    reader = f"\n  reader:\n    memory_limit: 300MB\n    threads: 1\n    temp_directory: {tmp_path / 'sp'}\n"
+    cfg.write_text(site.replace(shipped[0], reader), encoding="utf-8")
     out = tmp_path / "r.json"
     res = CliRunner().invoke(main, ["--config", str(cfg), "arena", "fit", "--input", str(DEMO), "--output", str(out)])
     assert res.exit_code == 0, res.output

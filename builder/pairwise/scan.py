@@ -9,25 +9,26 @@ How a file is read (one connection per read, with the ``ReaderSettings`` memory 
 spill folder, so a dump larger than memory is counted out of core):
 
 1. **Scan** (the only pass over the file, in parallel): every record becomes one row of a
-   temporary table ``scan`` (``rowid`` = the record's position in the file) holding only
+   table ``scan`` (in a database file in the spill folder, compressed as it is written;
+   ``rowid`` = the record's position in the file) holding only
 
-   - ``a``, ``b``: the model names with surrounding whitespace removed; NULL when null,
-     blank or not a string;
-   - ``o``: the outcome code (``WINNER_CODES``), NULL for any other winner;
+   - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
+     cleaned later once per distinct value: a name is a non-blank string with surrounding
+     whitespace removed, a winner one of ``WINNER_CODES``;
    - ``t``: ``tstamp`` in Unix seconds, NULL when missing or not a number;
-   - ``s``: the row's fate, computed in SQL: 0 kept; 1 ``missing_model``, 2 ``same_model``,
-     3 ``unknown_winner`` (each row counted under the first kind it matches, in that order);
-     then the first filter that removes it, in the fixed order anony, dedup, language,
-     min_date, max_date, min_turn (``FILTER_STATUS``);
+   - ``f``: the first filter that removes the row, in the fixed order anony, dedup,
+     language, min_date, max_date, min_turn (``FILTER_STATUS``), 0 for none;
    - requested feature columns (``FeatureSpec``).
 
 2. **Reductions**, each one SQL query over ``scan``:
 
-   - ``SELECT a, b, o, s, count(*), min(rowid) ... GROUP BY ALL``: the report (rows by
-     fate), the model table and the pair counts per outcome (``PairCounts``);
-   - per battle, model codes via an ENUM of the model table, in file order (``Battles``,
-     for online Elo and history, which need the battle sequence);
-   - per time bucket (day, ISO week, month) and pair, outcome counts
+   - ``SELECT a, b, w, f, count(*), min(rowid) ... GROUP BY ALL``: the report, the model
+     table and the pair counts per outcome (``PairCounts``). A row's fate: 1
+     ``missing_model``, 2 ``same_model``, 3 ``unknown_winner`` (each row counted under the
+     first kind it matches, in that order), else its filter, else kept;
+   - per battle, small integers through ENUM types of the raw values, in file order
+     (``Battles``, for online Elo and history, which need the battle sequence);
+   - per time bucket (day, ISO week, month), pair and outcome, counts
      (``history.PeriodCounts``).
 
 Model codes follow the first appearance of each name in the file, counting every row (bad
@@ -455,7 +456,7 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     for k, spec in enumerate(features):
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
-    sql = (f"CREATE TEMP TABLE scan AS SELECT {', '.join(outer)} FROM "
+    sql = (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM "
            f"(SELECT {', '.join(inner)} FROM {src.relation})")
     return sql, params
 
@@ -561,7 +562,12 @@ def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str
 
 @contextmanager
 def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """An in-memory DuckDB connection with the memory limit and a private spill folder."""
+    """A DuckDB connection with the memory limit and a private spill folder.
+
+    The database itself is a file in that folder: the scan table is written to it
+    compressed as the scan goes (names dictionary-encoded, about 8 bytes a battle), so
+    memory stays well under the limit however large the dump; the folder is removed after.
+    """
     settings = settings or DEFAULT_SETTINGS
     base = Path(settings.temp_directory) if settings.temp_directory else Path(tempfile.gettempdir())
     try:
@@ -577,7 +583,7 @@ def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyC
     if settings.threads:
         config["threads"] = int(settings.threads)
     try:
-        con = duckdb.connect(":memory:", config=config)
+        con = duckdb.connect(str(spill / "scan.duckdb"), config=config)
     except duckdb.Error as exc:
         shutil.rmtree(spill, ignore_errors=True)
         msg = str(exc).split("\n", 1)[0]
@@ -611,7 +617,7 @@ class BattleScan:
 
     # -- the one aggregation: report, model table, pair counts
     def _summarise(self) -> None:
-        self._q("CREATE TEMP TABLE groups AS SELECT a, b, w, f, count(*) AS n, min(rowid) AS p FROM scan GROUP BY ALL")
+        self._q("CREATE TABLE groups AS SELECT a, b, w, f, count(*) AS n, min(rowid) AS p FROM scan GROUP BY ALL")
         # Distinct raw values become ENUM types, so every later result is small integers;
         # each value is cleaned once, here.
         self._q("CREATE TYPE raw_name AS ENUM (SELECT DISTINCT v FROM (SELECT a AS v FROM groups UNION ALL "

@@ -338,9 +338,9 @@ def make_fastchat_files(n: int, folder: Path, seed: int = 0,
                 "dedup_tag": pa.StructArray.from_arrays([pa.array(rng.random(m) < 0.1), pa.array(rng.random(m) < 0.9)],
                                                         names=["high_freq", "sampled"]),
             }, schema=_fastchat_schema())
-            writer.write_table(table)
+            writer.write_table(table, row_group_size=131_072)
             t_start += 86_400.0 * 30
-    con = duckdb.connect(config={"memory_limit": "2GB", "preserve_insertion_order": True})
+    con = duckdb.connect(config={"memory_limit": "3GB", "preserve_insertion_order": True, "threads": 2})
     for fmt, extra in (("jsonl", ""), ("json", ", ARRAY true")):
         if fmt not in formats:
             continue
