@@ -10,7 +10,8 @@ spill folder, so a dump larger than memory is counted out of core):
 
 1. **Scan** (the only pass over the file, in parallel): every record becomes one row of a
    table ``scan`` (in a database file in the spill folder, compressed as it is written;
-   ``rowid`` = the record's position in the file) holding only
+   ``rowid`` = the record's position in the file; for Parquet, which is columnar and numbers
+   its rows, a view over the file instead) holding only
 
    - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
      cleaned later once per distinct value: a name is a non-blank string with surrounding
@@ -246,7 +247,7 @@ def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
             rel = f"read_csv({p}, header=true, all_varchar=true{comp})"
             header = [r[0] for r in _run(con, path, f"DESCRIBE SELECT * FROM {rel}").fetchall()]
         return _Source(path, kind, rel, frozenset(h.strip() for h in header), {}, "header")
-    rel = f"read_parquet({p})"
+    rel = f"read_parquet({p}, file_row_number=true)"
     described = _run(con, path, f"DESCRIBE SELECT * FROM {rel}").fetchall()
     return _Source(path, kind, rel, frozenset(r[0] for r in described), {r[0]: r[1] for r in described}, "schema")
 
@@ -440,8 +441,8 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     if filters.dedup_sampled:
         fates.append(f"WHEN NOT {_sampled(src)} THEN {FILTER_STATUS['dedup']}")
     if filters.language is not None:
-        fates.append(f"WHEN {_text(src, 'language')} IS DISTINCT FROM $language THEN {FILTER_STATUS['language']}")
-        params["language"] = filters.language
+        fates.append(f"WHEN {_text(src, 'language')} IS DISTINCT FROM {_sql_str(filters.language)} "
+                     f"THEN {FILTER_STATUS['language']}")
     if t_min is not None:
         fates.append(f"WHEN NOT coalesce(_mb_t >= {t_min!r}, false) THEN {FILTER_STATUS['min_date']}")
     if t_max is not None:
@@ -456,6 +457,12 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     for k, spec in enumerate(features):
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
+    if src.kind == "parquet":
+        # Parquet is columnar and numbers its rows: a view reads only the columns each
+        # reduction needs, straight from the file, and the position is the file's row number.
+        outer.append("file_row_number AS pos")
+        view = f"CREATE VIEW scan AS SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {src.relation})"
+        return view, params
     sql = (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM "
            f"(SELECT {', '.join(inner)} FROM {src.relation})")
     return sql, params
@@ -611,19 +618,19 @@ class BattleScan:
         self.features_spec = tuple(features)
         self.path = src.path
         self.has_tstamp = "tstamp" in src.present
+        self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
         self.source_name = src.path.name if src.path is not None else "<memory>"
-        self._enum = False
         self._summarise()
 
     # -- the one aggregation: report, model table, pair counts
     def _summarise(self) -> None:
-        self._q("CREATE TABLE groups AS SELECT a, b, w, f, count(*) AS n, min(rowid) AS p FROM scan GROUP BY ALL")
+        self._q(f"CREATE TABLE groups AS SELECT a, b, w, f, count(*) AS n, min({self._pos}) AS p "
+                "FROM scan GROUP BY ALL")
         # Distinct raw values become ENUM types, so every later result is small integers;
         # each value is cleaned once, here.
         self._q("CREATE TYPE raw_name AS ENUM (SELECT DISTINCT v FROM (SELECT a AS v FROM groups UNION ALL "
                 "SELECT b FROM groups) WHERE v IS NOT NULL ORDER BY v)")
         self._q("CREATE TYPE raw_winner AS ENUM (SELECT DISTINCT w FROM groups WHERE w IS NOT NULL ORDER BY w)")
-        self._enum = True
         self._raw_names: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_name)", "one")[0] or [])
         self._raw_winners: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_winner)", "one")[0] or [])
         g = self._fetch(f"SELECT {self._CODED}, f, n, p FROM groups", "numpy")
@@ -686,9 +693,6 @@ class BattleScan:
         key, cell = _pair_cells(ca, cb, o, len(self.models))
         return _pair_counts(self.models, key, cell, n)
 
-    def _codes(self) -> None:
-        """The ENUM types exist from ``_summarise`` on."""
-
     _CODED = ("coalesce(CAST(enum_code(CAST(a AS raw_name)) AS INTEGER), -1) AS ea, "
               "coalesce(CAST(enum_code(CAST(b AS raw_name)) AS INTEGER), -1) AS eb, "
               "coalesce(CAST(enum_code(CAST(w AS raw_winner)) AS INTEGER), -1) AS ew")
@@ -700,7 +704,6 @@ class BattleScan:
 
     def battles(self) -> Battles:
         """The kept battles, int-coded, in file order (for online Elo and history)."""
-        self._codes()
         cols = self._fetch(f"SELECT {self._CODED}, coalesce(t, 'NaN'::DOUBLE) AS t FROM scan WHERE f = 0", "numpy")
         ca, cb, o, keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))
         return Battles(
@@ -725,7 +728,6 @@ class BattleScan:
         }.get(period)
         if bucket is None:
             raise UserError(f"unknown history period {period!r} (use day, week or month)")
-        self._codes()
         res = self._fetch(
             f"SELECT {bucket} AS period, {self._CODED}, count(*) AS n, max(t) AS last "
             "FROM scan WHERE f = 0 AND isfinite(t) GROUP BY ALL",
@@ -758,12 +760,11 @@ class BattleScan:
         out: dict[str, FeatureColumn] = {}
         if not self.features_spec:
             return out
-        self._codes()
         sel = ", ".join(f"coalesce(f{k}, 'NaN'::DOUBLE) AS f{k}, q{k}" for k in range(len(self.features_spec)))
         cols = self._fetch(f"SELECT {self._CODED}, {sel} FROM scan WHERE f = 0", "numpy")
         keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))[3]
         firsts = self._fetch(
-            "SELECT " + ", ".join(f"min(CASE WHEN q{k} = {FEATURE_MALFORMED} THEN rowid END)"
+            "SELECT " + ", ".join(f"min(CASE WHEN q{k} = {FEATURE_MALFORMED} THEN {self._pos} END)"
                                   for k in range(len(self.features_spec))) + " FROM scan",
             "one",
         )

@@ -409,13 +409,14 @@ def load_note() -> str:
         return "load average unknown"
 
 
-def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool) -> None:
+def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool,
+               formats: tuple[str, ...] = ("json", "jsonl", "parquet")) -> None:
     print(f"\nRead floor: arena fit --bootstrap 100 vs the bare DuckDB GROUP BY, whole processes, median of {reps}; "
           f"{load_note()} at the start")
     rows = []
     for n in sizes:
         files = make_fastchat_files(n, cache)
-        for fmt in ("json", "jsonl", "parquet"):
+        for fmt in formats:
             path = files[fmt]
             out = cache / f"fit_{n}_{fmt}.json"
             floor_runs, ours_runs = [], []
@@ -488,6 +489,7 @@ def main() -> None:
     ap.add_argument("--memory-10m", action="store_true",
                     help="also 10M battles in JSON Lines: peak memory of arena fit")
     ap.add_argument("--cache", default=None, help="folder for the generated files (default: a temp folder, removed)")
+    ap.add_argument("--formats", default="json,jsonl,parquet", help="read-floor formats (json, jsonl, parquet)")
     ap.add_argument("--reps", type=int, default=3, help="runs per process in the read-floor part (median)")
     ap.add_argument("--quick", action="store_true", help="small sizes everywhere (100k and 300k), one rep")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -508,7 +510,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(args.cache) if args.cache else Path(tmp)
         if "floor" in parts:
-            floor_part([int(x) for x in args.floor_sizes.split(",")], cache, args.reps, args.memory_10m)
+            floor_part([int(x) for x in args.floor_sizes.split(",")], cache, args.reps, args.memory_10m,
+                       tuple(args.formats.split(",")))
         if "steady" in parts:
             steady_part(cache, 100_000 if args.quick else 1_000_000)
     if "seed" in parts:
