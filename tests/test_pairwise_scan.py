@@ -201,3 +201,22 @@ def test_date_filters_are_utc_days(tmp_path):
     with scan_battles(p, BattleFilters(min_date=dt.date(2026, 3, 1), max_date=dt.date(2026, 3, 1))) as scan:
         assert scan.report.removed == {"min_date": 1, "max_date": 1}
         assert list(scan.battles().tstamp) == [day, day + 86_399.5]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_language_filter_value_is_quoted(tmp_path, fmt):
+    rows = [{"model_a": "a", "model_b": "b", "winner": "tie", "language": lang} for lang in ("O'Brien", "x", "x')--")]
+    if fmt == "parquet":
+        p = tmp_path / "l.parquet"
+        pq.write_table(pa.Table.from_pylist(rows), p)
+    else:
+        p = tmp_path / "l.jsonl"
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for lang, kept in (("O'Brien", 1), ("x')--", 1), ("x", 1), ("none", 0)):
+        if kept:
+            with scan_battles(p, BattleFilters(language=lang)) as scan:
+                assert scan.report.rows_kept == kept and scan.report.removed == {"language": 3 - kept}
+        else:
+            with pytest.raises(UserError, match="no battles left of 3 rows"):
+                with scan_battles(p, BattleFilters(language=lang)):
+                    pass
