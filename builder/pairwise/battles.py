@@ -29,10 +29,13 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from builder.pairwise.scan import ReaderSettings
 
 OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
@@ -170,7 +173,9 @@ def battles_from_columns(
         return scan.battles()
 
 
-def read_battles(path: str | Path, filters: BattleFilters = BattleFilters(), settings: Any = None) -> Battles:
+def read_battles(
+    path: str | Path, filters: BattleFilters | None = None, settings: ReaderSettings | None = None
+) -> Battles:
     """Read a battles file (JSON array, JSON Lines, CSV or Parquet, compressed or not) into
     ``Battles``, through DuckDB (``builder.pairwise.scan``; ``settings``: its
     ``ReaderSettings``, default 512 MB of memory).
@@ -181,7 +186,7 @@ def read_battles(path: str | Path, filters: BattleFilters = BattleFilters(), set
     from builder.pairwise.scan import ReaderSettings
     from builder.pairwise.scan import read_battles as _read
 
-    return _read(path, filters, settings or ReaderSettings())
+    return _read(path, filters or BattleFilters(), settings or ReaderSettings())
 
 
 def write_battles_jsonl(rows: Iterator[Mapping[str, Any]] | list[Mapping[str, Any]], path: str | Path) -> int:
