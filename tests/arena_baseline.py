@@ -148,7 +148,7 @@ def arena_cases(files: dict[str, Path], tmp: Path) -> dict[str, Any]:
 
     from builder.config import ArenaConfig
     from builder.pairwise.arena import compute_arena_section
-    from builder.pairwise.commands import arena
+    from builder.cli.arena import arena
 
     out: dict[str, Any] = {}
     for name, (fname, fields, hboot) in SECTIONS.items():

@@ -31,8 +31,20 @@ def test_reader_matches_the_recorded_reader(files, recorded):
         assert now[key] == want, key
 
 
+def _plain(doc: Any) -> Any:
+    """JSON values with null-valued keys dropped: the typed snapshot writes ``"lower": null``
+    where the recorded dict had no key."""
+    if hasattr(doc, "model_dump"):
+        doc = doc.model_dump(mode="json")
+    if isinstance(doc, dict):
+        return {k: _plain(v) for k, v in doc.items() if v is not None}
+    if isinstance(doc, list):
+        return [_plain(v) for v in doc]
+    return doc
+
+
 def test_arena_outputs_match_the_recorded_ones(files, recorded, tmp_path):
     now = base.arena_cases(files, tmp_path)
     assert sorted(now) == sorted(recorded["arena"])
     for key, want in recorded["arena"].items():
-        assert json.loads(json.dumps(now[key])) == want, key
+        assert _plain(json.loads(json.dumps(_plain(now[key])))) == _plain(want), key

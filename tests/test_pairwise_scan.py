@@ -158,7 +158,7 @@ def test_reader_settings_errors_are_one_line(tmp_path):
     with pytest.raises(UserError, match="arena.reader: invalid DuckDB setting"):
         with scan_battles(DEMO, settings=ReaderSettings(memory_limit="lots")):
             pass
-    from builder.pairwise.commands import arena
+    from builder.cli.arena import arena
 
     res = CliRunner().invoke(arena, ["fit", "--input", str(DEMO), "--memory-limit", "lots"])
     assert res.exit_code == 2 and "--memory-limit 'lots'" in res.output
