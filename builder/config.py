@@ -235,7 +235,7 @@ class ArenaReaderConfig(Strict):
     memory_limit: str = Field(default="512MB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*$")
     "DuckDB's memory limit for one read, e.g. 512MB or 2GB; past it DuckDB spills to temp_directory."
     temp_directory: str | None = None
-    "Folder DuckDB spills to past the memory limit (default: the system temp folder); relative to the working directory."
+    "Folder DuckDB spills to past the memory limit (default: the system temp folder), relative to the working folder."
     threads: int | None = Field(default=None, ge=1)
     "DuckDB worker threads for the scan (default: one per core)."
 

@@ -146,9 +146,9 @@ def arena_cases(files: dict[str, Path], tmp: Path) -> dict[str, Any]:
     """Snapshot sections, ``arena fit`` tables and ``arena history`` slices."""
     from click.testing import CliRunner
 
+    from builder.cli.arena import arena
     from builder.config import ArenaConfig
     from builder.pairwise.arena import compute_arena_section
-    from builder.cli.arena import arena
 
     out: dict[str, Any] = {}
     for name, (fname, fields, hboot) in SECTIONS.items():
@@ -172,7 +172,7 @@ def main() -> None:
     import tempfile
 
     sys.path.insert(0, str(ROOT))
-    from builder.pairwise.battles import read_battles
+    from builder.pairwise.scan import read_battles
 
     with tempfile.TemporaryDirectory() as tmp:
         files = write_variants(Path(tmp))

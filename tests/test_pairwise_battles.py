@@ -14,8 +14,8 @@ import pytest
 
 import builder.pairwise.battles as bmod
 from builder.errors import UserError
-from builder.pairwise.battles import BattleFilters, read_battles
-from builder.pairwise.scan import ReaderSettings
+from builder.pairwise.battles import BattleFilters
+from builder.pairwise.scan import ReaderSettings, read_battles
 
 DAY = 86_400
 

@@ -7,11 +7,12 @@ snapshot sections, ``arena fit`` tables and ``arena history`` slices."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import arena_baseline as base
 import pytest
 
-from builder.pairwise.battles import read_battles
+from builder.pairwise.scan import read_battles
 
 
 @pytest.fixture(scope="module")

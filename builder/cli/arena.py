@@ -102,8 +102,8 @@ def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: in
     configuration file exists, else the defaults."""
     from pydantic import ValidationError
 
-    from builder.config import ArenaReaderConfig
     from builder.cli.context import Context
+    from builder.config import ArenaReaderConfig
     from builder.pairwise.arena import reader_settings
 
     base = ArenaReaderConfig()

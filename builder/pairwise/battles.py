@@ -10,7 +10,7 @@ Schema (one row per vote)::
     turn             : int        number of conversation turns (optional)
     dedup_tag        : {sampled: bool, ...}  FastChat's prompt de-duplication (optional)
 
-Files are read by DuckDB (``builder.pairwise.scan``): JSON arrays, JSON Lines, CSV and
+Files are read by DuckDB (``builder.pairwise.scan.read_battles``): JSON arrays, JSON Lines, CSV and
 Parquet, compressed or not. Model names become ``int32`` codes into ``Battles.models`` and
 winners ``int8`` outcome codes, 17 bytes a battle.
 
@@ -28,15 +28,11 @@ import datetime as dt
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from builder.util.io import compact_json
-
-if TYPE_CHECKING:
-    from builder.pairwise.scan import ReaderSettings
 
 OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
@@ -153,43 +149,6 @@ class Battles:
         )
 
 
-def battles_from_columns(
-    model_a: list[str] | np.ndarray,
-    model_b: list[str] | np.ndarray,
-    winner: list[str] | np.ndarray,
-    tstamp: list[float] | np.ndarray | None = None,
-    source: str = "<memory>",
-) -> Battles:
-    """Encode in-memory columns (no filters; bad rows counted and dropped as when reading)."""
-    from builder.pairwise.scan import scan_table
-
-    cols: dict[str, pa.Array] = {
-        "model_a": pa.array([v if isinstance(v, str) else None for v in model_a], type=pa.string()),
-        "model_b": pa.array([v if isinstance(v, str) else None for v in model_b], type=pa.string()),
-        "winner": pa.array([v if isinstance(v, str) else None for v in winner], type=pa.string()),
-    }
-    if tstamp is not None:
-        cols["tstamp"] = pa.array(np.asarray(tstamp, dtype=np.float64))
-    with scan_table(pa.table(cols), source=source) as scan:
-        return scan.battles()
-
-
-def read_battles(
-    path: str | Path, filters: BattleFilters | None = None, settings: ReaderSettings | None = None
-) -> Battles:
-    """Read a battles file (JSON array, JSON Lines, CSV or Parquet, compressed or not) into
-    ``Battles``, through DuckDB (``builder.pairwise.scan``; ``settings``: its
-    ``ReaderSettings``, default 512 MB of memory).
-
-    Raises ``UserError`` for a missing or unreadable file, malformed input, a missing
-    required column (or a column a requested filter needs), an empty file, or no rows left.
-    """
-    from builder.pairwise.scan import ReaderSettings
-    from builder.pairwise.scan import read_battles as _read
-
-    return _read(path, filters or BattleFilters(), settings or ReaderSettings())
-
-
 def write_battles_jsonl(rows: Iterator[Mapping[str, Any]] | list[Mapping[str, Any]], path: str | Path) -> int:
     """Write battle dicts as compact JSON Lines (UTF-8); returns the number of rows."""
     path = Path(path)
@@ -208,8 +167,6 @@ __all__ = [
     "BattleFilters",
     "BattleReport",
     "Battles",
-    "battles_from_columns",
-    "read_battles",
     "write_battles_jsonl",
 ]
 

@@ -543,7 +543,9 @@ def _user_error(path: Path | None, exc: duckdb.Error) -> UserError:
     return UserError(f"{where}: cannot read battles: {first}")
 
 
-def _run(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, params: Mapping[str, Any] | None = None):
+def _run(
+    con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, params: Mapping[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
     try:
         return con.execute(sql, dict(params)) if params else con.execute(sql)
     except duckdb.Error as exc:
@@ -681,7 +683,7 @@ class BattleScan:
         self._winner_code = wcode
         self._pair_groups = (code_of_name[na[keep]], code_of_name[nb[keep]], o[keep], n[keep])
 
-    def _q(self, sql: str, params: Mapping[str, Any] | None = None):
+    def _q(self, sql: str, params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
         return _run(self._con, self.path, sql, params)
 
     def _fetch(self, sql: str, how: str) -> Any:
@@ -697,7 +699,10 @@ class BattleScan:
               "coalesce(CAST(enum_code(CAST(b AS raw_name)) AS INTEGER), -1) AS eb, "
               "coalesce(CAST(enum_code(CAST(w AS raw_winner)) AS INTEGER), -1) AS ew")
 
-    def _decode_rows(self, ea: np.ndarray, eb: np.ndarray, ew: np.ndarray):
+    def _decode_rows(
+        self, ea: np.ndarray, eb: np.ndarray, ew: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Raw ENUM indices -> model codes and outcome, and which rows are kept battles."""
         ca, cb, o = self._raw_code[ea], self._raw_code[eb], self._winner_code[ew]
         keep = (ca >= 0) & (cb >= 0) & (ca != cb) & (o >= 0)
         return ca, cb, o, keep
@@ -875,6 +880,25 @@ def read_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
         return scan.battles()
 
 
+def battles_from_columns(
+    model_a: Sequence[str] | np.ndarray,
+    model_b: Sequence[str] | np.ndarray,
+    winner: Sequence[str] | np.ndarray,
+    tstamp: Sequence[float] | np.ndarray | None = None,
+    source: str = "<memory>",
+) -> Battles:
+    """Encode in-memory columns (no filters; bad rows counted and dropped as when reading)."""
+    cols: dict[str, pa.Array] = {
+        "model_a": pa.array([v if isinstance(v, str) else None for v in model_a], type=pa.string()),
+        "model_b": pa.array([v if isinstance(v, str) else None for v in model_b], type=pa.string()),
+        "winner": pa.array([v if isinstance(v, str) else None for v in winner], type=pa.string()),
+    }
+    if tstamp is not None:
+        cols["tstamp"] = pa.array(np.asarray(tstamp, dtype=np.float64))
+    with scan_table(pa.table(cols), source=source) as scan:
+        return scan.battles()
+
+
 def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
                   settings: ReaderSettings = DEFAULT_SETTINGS) -> tuple[PairCounts, BattleReport]:
     """Pair-outcome counts and the report of a file, without per-battle arrays."""
@@ -888,6 +912,7 @@ __all__ = [
     "FEATURE_OK",
     "FILTER_STATUS",
     "BattleScan",
+    "battles_from_columns",
     "FeatureColumn",
     "FeatureSpec",
     "ReaderSettings",

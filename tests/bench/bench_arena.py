@@ -238,10 +238,11 @@ def best(fn, repeat: int) -> float:
 
 
 def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
-    from builder.pairwise.battles import OUTCOMES, read_battles
+    from builder.pairwise.battles import OUTCOMES
     from builder.pairwise.bootstrap import bootstrap_bt
     from builder.pairwise.bt import count_pairs, fit_bt
     from builder.pairwise.elo import fit_online_elo, online_elo_python, run_elo_codes
+    from builder.pairwise.scan import read_battles
 
     # load the compiled loop for the dtypes battles have (int32 codes, int8 outcomes)
     run_elo_codes(("a", "b"), np.array([0], np.int32), np.array([1], np.int32), np.array([0], np.int8))
