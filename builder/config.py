@@ -236,6 +236,17 @@ class FoldingConfig(Strict):
     "Provider prefixes stripped before folding."
 
 
+class ArenaReaderConfig(Strict):
+    """How battles files are read: DuckDB, embedded, one connection per read."""
+
+    memory_limit: str = Field(default="512MB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*$")
+    "DuckDB's memory limit for one read, e.g. 512MB or 2GB; past it DuckDB spills to temp_directory."
+    temp_directory: str | None = None
+    "Folder DuckDB spills to past the memory limit (default: the system temp folder), relative to the working folder."
+    threads: int | None = Field(default=None, ge=1)
+    "DuckDB worker threads for the scan (default: one per core)."
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -269,6 +280,8 @@ class ArenaConfig(Strict):
     "Pairs with fewer battles are left out of the win-rate MAE."
     top_heatmap: int = 20
     "Models shown in the predicted win-rate heatmap."
+    reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
+    "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
 
 
 class EvalSuiteConfig(Strict):

@@ -10,8 +10,8 @@ fully arrived. The attempt's status (``FetchStatus``) is written beside it.
 
 A complete download must still pass two checks before it may replace the stored dump:
 
-* it is read by the project's own battles reader (``builder.pairwise.battles.read_battles``,
-  the function the Arena fit uses, so the check follows the reader when it changes): an
+* it is read by the project's own battles reader (``builder.pairwise.scan.read_battles``, the DuckDB
+  reader the Arena fit uses, in bounded memory, so the check follows the reader when it changes): an
   invalid JSON Lines body, raw gzip bytes or an HTML error page is refused;
 * plausibility: at least ``arena.live_min_battles`` valid battles, and at most
   ``arena.live_max_bad_share`` of the rows bad (a missing or same model, an unknown winner).
@@ -120,7 +120,7 @@ def check_battles_dump(path: Path, arena: ArenaConfig) -> str | None:
     Reads it with the battles reader the Arena fit uses, then applies the plausibility
     thresholds ``arena.live_min_battles`` and ``arena.live_max_bad_share``.
     """
-    from builder.pairwise.battles import read_battles
+    from builder.pairwise.scan import read_battles
 
     try:
         battles = read_battles(path)

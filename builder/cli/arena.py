@@ -84,11 +84,48 @@ def _filter_options(f):
     return f
 
 
-def _report_line(battles) -> str:
-    rep = battles.report
+def _reader_options(f):
+    f = click.option("--threads", type=click.IntRange(1), default=None,
+                     help="DuckDB threads for the scan (default: site.yml arena.reader.threads, "
+                     "else one per core).")(f)
+    f = click.option("--temp-dir", type=click.Path(file_okay=False), default=None,
+                     help="DuckDB spill folder (default: site.yml arena.reader.temp_directory, "
+                     "else the system temp).")(f)
+    f = click.option("--memory-limit", default=None,
+                     help="DuckDB memory limit, e.g. 512MB (default: site.yml arena.reader.memory_limit, "
+                     "else 512MB).")(f)
+    return f
+
+
+def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: int | None):
+    """Reader settings: the options given, else ``site.yml``'s ``arena.reader`` when the
+    configuration file exists, else the defaults."""
+    from pydantic import ValidationError
+
+    from builder.cli.context import Context
+    from builder.config import ArenaReaderConfig
+    from builder.pairwise.arena import reader_settings
+
+    base = ArenaReaderConfig()
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    if obj is not None and obj.config_path.is_file():
+        base = obj.load()[0].arena.reader
+    given = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_dir), ("threads", threads))
+             if v is not None}
+    try:
+        cfg = ArenaReaderConfig(**{**base.model_dump(), **given})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise UserError(f"--{str(err['loc'][0]).replace('_', '-')} {err.get('input')!r}: {err['msg']}") from None
+    return reader_settings(cfg)
+
+
+def _report_line(report, models) -> str:
+    rep = report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
-    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(battles.models)} models; "
+    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
             f"bad rows: {bad}; removed: {removed}")
 
 
@@ -158,19 +195,23 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="Bootstrap processes (default: all cores for big jobs).")
 @_filter_options
+@_reader_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write rows to F.json or F.csv (default: print).")
 def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only, dedup, language, min_date, max_date,
-        min_turn, output) -> None:
+        min_turn, memory_limit, temp_dir, threads, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate."""
     from builder.pairwise.arena import TABLE_COLUMNS, fit_rating_table
-    from builder.pairwise.battles import read_battles
+    from builder.pairwise.scan import scan_battles
 
-    battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
-    click.echo(_report_line(battles), err=True)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
+        # Bradley-Terry needs only the pair counts (one GROUP BY); online Elo the battle sequence.
+        data = scan.pair_counts() if method == "bt" else scan.battles()
+        click.echo(_report_line(scan.report, scan.models), err=True)
     rows, info = fit_rating_table(
-        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
+        data, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
         workers=workers
     )
     if len(info.get("components", ())) > 1:
@@ -202,18 +243,22 @@ def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only,
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: all cores for big jobs).")
 @_filter_options
+@_reader_options
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="F.json (slices) or F.csv (long rows).")
 def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, language, min_date, max_date, min_turn,
-            output) -> None:
+            memory_limit, temp_dir, threads, output) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period."""
     import numpy as np
 
-    from builder.pairwise.battles import read_battles
     from builder.pairwise.history import compute_history
+    from builder.pairwise.scan import scan_battles
 
-    battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
-    click.echo(_report_line(battles), err=True)
-    hist = compute_history(battles, period, bootstrap=bootstrap, seed=seed, workers=workers)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
+        click.echo(_report_line(scan.report, scan.models), err=True)
+        periods = scan.period_counts(period)  # one grouped query over time buckets
+        battles = scan.battles()  # the sequence, for online Elo
+    hist = compute_history(battles, period, bootstrap=bootstrap, seed=seed, workers=workers, counts=periods)
     long_rows: list[dict[str, Any]] = []
     slices = []
     for s in hist.slices:
