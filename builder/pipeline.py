@@ -321,7 +321,8 @@ def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
             read_suite_files(suite, base)
     path = battles_path(cfg, base, live=False) if not live else None
     if path is not None:
-        from builder.pairwise.battles import BattleFilters, read_battles
+        from builder.pairwise.battles import BattleFilters
+        from builder.pairwise.scan import read_battles
 
         read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
 

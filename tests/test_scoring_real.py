@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from pathlib import Path
 
 import click
 import pytest

@@ -14,8 +14,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from conftest import require_shared_data
 import yaml
+from conftest import require_shared_data
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
