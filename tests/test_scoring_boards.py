@@ -309,6 +309,7 @@ def test_single_evaluator_model_is_in_the_new_strip(snap):
     orch = board(snap, "orchestrator")
     assert [r["identity"] for r in orch["new"]] == ["solo"] and orch["new"][0]["rank"] is None
     assert "solo" not in {r["identity"] for r in orch["rows"]}
+    assert snap["method"] == {"single_source_rule": True}  # renderers tell it from a pre-rule snapshot
 
 
 def test_board_membership(snap):

@@ -32,6 +32,7 @@ from builder.config import SiteConfig
 from builder.render import exports
 from builder.render.formatting import FILTERS
 from builder.render.guards import check_guards
+from builder.render.legacy import apply_single_source_rule
 from builder.render.markdown import SLOT, ContentPage, read_content_dir, render_markdown
 from builder.render.safety import CSP, model_slug, safe_url
 from builder.render.worked import compute_worked_example
@@ -159,7 +160,8 @@ def render_site(
     content = read_content_dir(find_dir(base, "content"))
     env = make_env(templates)
 
-    snap = dict(snapshot) if snapshot is not None else None
+    # A snapshot from before the single-source rule is shown under it (builder.render.legacy).
+    snap = apply_single_source_rule(snapshot)[0] if snapshot is not None else None
     guards = check_guards(snap, now)
     day = snap.get("date") if snap else None
     earlier = _earlier(history, day)
@@ -224,7 +226,7 @@ def render_site(
         w.page("picks/index.html", "picks.html", title="Home-computer picks", section="picks",
                description="The best open-weight models that fit on a home computer.",
                machines=snap.get("machines") or [], models=snap.get("models") or {})
-        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(snap, compact=True))
+        w.file(f"data/snapshots/{_safe_day(day)}.json", exports.dump_json(snapshot, compact=True))  # as saved
     for old in earlier:
         _render_archived_downloads(w, old, attribution)
     w.file("data/LICENCE.txt", exports.render_licence_text(snap, cfg.site.title, base_url))

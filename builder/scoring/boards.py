@@ -593,6 +593,9 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
         "date": now.date().isoformat(),
         "created_at": now.isoformat(),
         "method_id": method_id,
+        # Which dated method rules this snapshot was scored under; a renderer shows a snapshot
+        # without "single_source_rule" as one from before single-evaluator models left the ranking.
+        "method": {"single_source_rule": True},
         "demo": cfg.demo,
         "as_of": max(credited).isoformat() if credited else None,
         "stale": stale,
