@@ -5,7 +5,7 @@ page's accuracy table has rows."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -60,7 +60,7 @@ def test_index_page_shows_the_accuracy_rows(tmp_path):
     cfg, _ = load_config(ROOT / "site.yml")
     history = shipped()
     current, earlier = history[-1], history[:-1]
-    render_site(current, earlier, cfg, ROOT, tmp_path, now=datetime(2026, 11, 29, 13, tzinfo=timezone.utc))
+    render_site(current, earlier, cfg, ROOT, tmp_path, now=datetime(2026, 11, 29, 13, tzinfo=UTC))
     page = (tmp_path / "capability-index" / "index.html").read_text(encoding="utf-8")
     section = page[page.index('id="accuracy-title"'):]
     assert "How good were the estimates?" in section and "hermes-5-70b" in section.lower().replace(" ", "-")
