@@ -207,7 +207,8 @@ def compute_arena_view(arena: Mapping[str, Any], models: Mapping[str, Any] | Non
     """Everything the Arena template prints, from ``snapshot["arena"]`` and ``snapshot["models"]``.
 
     Returns ``{"rows", "axis", "components", "spreads", "battles", "heatmap", "empirical",
-    "winrate", "filters", "bad_rows", "bad_total", "method", "unrated", "n_models"}``; rows
+    "winrate", "filters", "bad_rows", "bad_total", "method", "unrated", "n_models", "changes"}``
+    (``changes``: the saved rating-change statistics, each with ``identity``); rows
     are the section's rows (same order) with ``identity`` (model page, or None) and ``bar``
     (the CI bar geometry on the shared axis ``axis``).
     """
@@ -227,7 +228,10 @@ def compute_arena_view(arena: Mapping[str, Any], models: Mapping[str, Any] | Non
             spreads.append(_spread_chart(members, title))
     winrate = arena.get("winrate") or {}
     bad_rows = {k: v for k, v in (arena.get("bad_rows") or {}).items()}
+    changes = [{**c, "identity": identity_for(c.get("model"), index)} for c in arena.get("changes") or []
+               if isinstance(c, Mapping) and isinstance(c.get("model"), str)]
     return {
+        "changes": changes,
         "rows": rows,
         "n_models": len(rows),
         "axis": {"lo": lo, "hi": hi, "ticks": _ticks(lo, hi, BAR_PAD, BAR_W - BAR_PAD),
