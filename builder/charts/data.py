@@ -21,9 +21,10 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
   ``builder.history.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
   date.
 - ranks: the same frames as ranks, only for the keys ever ranked ``<= RANK_TOP``.
-- spread: the Arena's 95% intervals (largest connected component, by rating), and per board
-  the displayed scores stacked into a dot plot: ``bin = floor(score / width)``, ``stack`` =
-  0, 1, ... within a bin by rank, so every dot is one row.
+- spread: the Arena's 95% intervals (largest connected component, by rating), the
+  distribution of those ratings (histogram and box summary, ``builder.charts.distribution``),
+  and per board the displayed scores stacked into a dot plot: ``bin = floor(score / width)``,
+  ``stack`` = 0, 1, ... within a bin by rank, so every dot is one row.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builder.charts.distribution import compute_rating_distribution
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.history.race import (
     ARENA_TITLE,
@@ -56,6 +58,7 @@ RANK_TOP = 15
 PRICE_UNIT = "USD per million tokens (blended: 0.75 input + 0.25 output)"
 SCORE_UNIT = "displayed score (Arena scale)"
 KINDS = ("price-quality", "history", "ranks", "spread")
+DISTRIBUTION_TITLE = "Arena rating distribution"
 
 
 def _finite(x: Any) -> bool:
@@ -306,7 +309,8 @@ def compute_rating_spread(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
     "href", "colour", "rank", "rank_ub", "rating", "lower", "upper"}] (by rating, then name),
     "left_out": [{"name", "reason"}]}; ``boards[i]`` = {"id", "title", "unit", "width",
     "points": [{"identity", "name", "href", "rank", "score", "r", "partial", "bin", "stack"}]}
-    (ranked rows by rank; ``width`` = the dot plot's bin width in score points)."""
+    (ranked rows by rank; ``width`` = the dot plot's bin width in score points);
+    ``distribution`` = null | the histogram and box summary of the Arena ratings above."""
     snap = snapshot or {}
     pages = page_identities(snap)
     arena_doc = None
@@ -348,7 +352,9 @@ def compute_rating_spread(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
             p["bin"], p["stack"] = bn, st
         boards.append({"id": b["id"], "title": str(b.get("title") or b["id"]), "unit": SCORE_UNIT,
                        "width": width, "points": pts})
-    return {**_head("spread", snap), "arena": arena_doc, "boards": boards}
+    distribution = (compute_rating_distribution(arena_doc["models"], title=DISTRIBUTION_TITLE, unit=ARENA_UNIT)
+                    if arena_doc else None)
+    return {**_head("spread", snap), "arena": arena_doc, "distribution": distribution, "boards": boards}
 
 
 # --------------------------------------------------------------------------- all, CSV
