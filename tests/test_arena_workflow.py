@@ -254,3 +254,19 @@ def test_new_commands_have_help():
         res = run("arena", cmd, "--help")
         assert res.exit_code == 0 and "Usage" in res.output
     assert "Without a command: the offline demo" in run("arena", "--help").output
+
+
+def test_readme_command_table_lists_every_arena_and_evals_command():
+    from pathlib import Path
+
+    from builder.evals.commands import evals
+    from builder.pairwise.commands import arena
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = "\n".join(line for line in readme.splitlines() if line.startswith("| `"))
+    for name in arena.commands:
+        assert f"arena {name}" in table or (name == "pipeline" and "arena pipeline" in table), name
+    assert "| `modelboards arena` (= `arena pipeline" in table
+    for name in evals.commands:
+        assert f"evals {name}" in table or f"evals aggregate\\|{name}" in table, name
+    assert "recompute.py" in table
