@@ -270,3 +270,14 @@ def test_readme_command_table_lists_every_arena_and_evals_command():
     for name in evals.commands:
         assert f"evals {name}" in table or f"evals aggregate\\|{name}" in table, name
     assert "recompute.py" in table
+
+
+def test_demo_elo_is_the_compiled_online_elo():
+    from builder.pairwise.demo import compute_demo_elo
+    from builder.pairwise.elo import fit_online_elo
+    from builder.pairwise.simulate import simulate_battles
+
+    sim = simulate_battles(skills_for(None), 3000, seed=9, tie_prob=0.2)
+    compiled = fit_online_elo(sim.to_battles(), k=4.0, init=1200.0)
+    fast = compute_demo_elo(sim, k=4.0, init=1200.0)
+    assert fast == {m: float(r) for m, r in zip(sim.models, compiled.ratings, strict=True)}  # bit for bit

@@ -7,7 +7,7 @@
    points apart around the centre, first name strongest), or a count (``random_skills``);
 2. battles drawn from those skills by ``builder.pairwise.simulate.simulate_battles``;
 3. Bradley-Terry maximum likelihood with percentile intervals from multinomial bootstrap
-   rounds, and online Elo (k = 4) over the same battles in time order;
+   rounds, and online Elo (k = 4) over the same battles in time order (``compute_demo_elo``);
 4. the leaderboard by Bradley-Terry rating with the online Elo and the true skill beside
    it, and how many positions each method put in the true order.
 
@@ -25,7 +25,8 @@ import numpy as np
 
 from builder.errors import UserError
 from builder.pairwise.arena import fit_rating_table
-from builder.pairwise.elo import INIT, K, fit_online_elo
+from builder.pairwise.battles import OUTCOMES
+from builder.pairwise.elo import INIT, K, online_elo_python
 from builder.pairwise.leaderboard import Leaderboard, LeaderboardRow, order_rows
 from builder.pairwise.simulate import SimulatedBattles, random_skills, simulate_battles
 
@@ -87,6 +88,20 @@ class PipelineResult:
     elo_in_place: int  # the same for online Elo
 
 
+def compute_demo_elo(sim: SimulatedBattles, *, k: float = K, init: float = INIT) -> dict[str, float]:
+    """Online Elo over the simulated battles (already in time order), model -> rating.
+
+    The demo's few thousand battles take milliseconds in the plain-Python loop, which gives
+    the compiled loop's numbers bit for bit, while starting the compiled one costs a second
+    of numba start-up: the bare command should answer fast.
+    """
+    names = sim.models
+    outcomes = list(OUTCOMES)
+    result = online_elo_python([names[a] for a in sim.model_a.tolist()], [names[b] for b in sim.model_b.tolist()],
+                               [outcomes[o] for o in sim.outcome.tolist()], k=k, init=init)
+    return {m: v[0] for m, v in result.items()}
+
+
 def _positions(values: Mapping[str, float]) -> dict[str, int]:
     ordered = sorted(values, key=lambda m: (-values[m], m))
     return {m: k for k, m in enumerate(ordered)}
@@ -110,15 +125,13 @@ def run_arena_pipeline(
     battles = sim.to_battles()
     rows, _ = fit_rating_table(battles, method="bt", bootstrap=bootstrap, seed=seed, anchor=anchor,
                                workers=workers, on_unidentifiable="drop", init=init)
-    elo = fit_online_elo(battles, k=elo_k, init=init)
-    index = {m: k for k, m in enumerate(battles.models)}
+    elo = compute_demo_elo(sim, k=elo_k, init=init)
     board_rows = []
     for r in rows:
-        k = index[r["model"]]
         board_rows.append(LeaderboardRow(
             model=r["model"], rating=r["rating"], lower=r["lower"], upper=r["upper"], rank=r["rank"],
             rank_ub=r["rank_ub"], battles=r["battles"], win_rate=r["win_rate"],
-            elo=round(float(elo.ratings[k]), 2), truth=float(skills[r["model"]]), component=r["component"],
+            elo=round(elo[r["model"]], 2), truth=float(skills[r["model"]]), component=r["component"],
         ))
     rated = {r.model for r in board_rows}
     truth = _positions({m: float(skills[m]) for m in rated})
