@@ -259,8 +259,8 @@ def test_new_commands_have_help():
 def test_readme_command_table_lists_every_arena_and_evals_command():
     from pathlib import Path
 
-    from builder.evals.commands import evals
-    from builder.pairwise.commands import arena
+    from builder.cli.evals import evals
+    from builder.cli.arena import arena
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     table = "\n".join(line for line in readme.splitlines() if line.startswith("| `"))

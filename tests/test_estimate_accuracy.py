@@ -4,21 +4,24 @@ page's accuracy table has rows."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from builder.config import load_config
-from builder.evidence.pages import compute_estimate_accuracy
+from builder.render.pages.evidence import compute_estimate_accuracy
 from builder.render.site import render_site
+from builder.snapshot import Snapshot, load_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def snap(day: str, *models: tuple[str, str, float]) -> dict:
-    return {"date": day, "index": {"models": [{"identity": i, "basis": b, "score": s} for i, b, s in models]}}
+def snap(day: str, *models: tuple[str, str, float]) -> SimpleNamespace:
+    """The parts of a snapshot the function reads: its date and the index models' basis and score."""
+    rows = [SimpleNamespace(identity=i, basis=b, score=s) for i, b, s in models]
+    return SimpleNamespace(date=day, index=SimpleNamespace(models=rows))
 
 
 def test_hand_computed_case():
@@ -27,7 +30,7 @@ def test_hand_computed_case():
         snap("2026-01-01", ("a", "estimated", 60.0), ("b", "inherited", 50.0), ("c", "measured", 70.0),
              ("d", "measured", 30.0)),
         snap("2026-01-08", ("a", "estimated", 62.0), ("b", "measured", 55.0), ("d", "estimated", 33.0)),
-        {"date": "2026-01-10", "index": None},  # a snapshot without the index counts for nothing
+        SimpleNamespace(date="2026-01-10", index=None),  # a snapshot without the index counts for nothing
     ]
     got = compute_estimate_accuracy(history)  # any order: read oldest first
     # b: inherited 50.0 on 01-01, measured 55.0 on 01-08 -> error -5.0 (its later estimate is ignored)
@@ -43,8 +46,8 @@ def test_hand_computed_case():
     assert compute_estimate_accuracy([]) == {"pairs": [], "mae": None}
 
 
-def shipped() -> list[dict]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "snapshots").glob("*.json"))]
+def shipped() -> list[Snapshot]:
+    return [load_snapshot(p) for p in sorted((ROOT / "snapshots").glob("*.json"))]
 
 
 def test_demo_history_moves_a_model_from_estimated_to_measured():

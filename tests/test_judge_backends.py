@@ -25,7 +25,7 @@ from builder.pairwise.backends import (
     read_default_prompts,
     resolve_backend,
 )
-from builder.pairwise.commands import arena
+from builder.cli.arena import arena
 from builder.pairwise.judge import JUDGE_SYSTEM
 
 KEYS = {"anthropic": "sk-ant-test", "openai": "sk-openai-test", "openrouter": "sk-or-test"}

@@ -15,7 +15,8 @@ Rendering such a snapshot applies the rule to what it saved:
   (partial last, R descending), ties sharing a rank;
 - on each board or machine where that filtering changed the ranking, the saved movement
   labels compare against a ranking that no longer exists, so they are all suppressed
-  (``movement`` null) and the board says why (``movement_note``). Boards the filtering
+  (``movement`` null) and the page says why (``MOVEMENT_NOTE``, for the boards and machines
+  that ``LegacyRuleResult`` names). Boards the filtering
   leaves unchanged keep their labels.
 
 Rows without an ``evaluators`` list cannot be judged and stay where they are. The saved
@@ -94,7 +95,6 @@ def _rerank_board(board: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
     strip = list(board.get("new") or []) + moved
     strip.sort(key=lambda r: (-_r(r), str(r.get("model") or "")))
     board["rows"], board["new"] = kept, strip
-    board["movement_note"] = MOVEMENT_NOTE
     return True, tuple(str(r.get("identity")) for r in moved)
 
 
@@ -110,7 +110,6 @@ def _rerank_machine(machine: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
         row["rank"] = rank
         row["movement"] = None
     machine["rows"] = kept
-    machine["movement_note"] = MOVEMENT_NOTE
     return True, tuple(str(r.get("identity")) for r in moved)
 
 
