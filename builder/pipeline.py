@@ -142,7 +142,8 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
     try:
         previous = previous_snapshot(snapshots_dir, as_utc(now).date())
     except UserError as exc:
-        log.warning("no movement today: the previous snapshot does not load: %s", exc)
+        log.warning("no movement today: the previous snapshot does not load (%s): restore it from version control "
+                    "or delete it", exc)
         previous = None
     live = any(s is not None and s.live for s in inputs.statuses.values())
     battles = battles_path(cfg, base, live=live)

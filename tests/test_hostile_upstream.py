@@ -12,7 +12,8 @@ After one good build, each case below runs one build in a copy of that project:
 Each build must exit 0; every faulted source shows as failed on the site with its reason;
 its last good payload and every snapshot saved before the run are byte-identical; the other
 sources are intact (fetched again, ok); and the build's peak memory (max RSS of the process,
-from ``os.wait4``) stays under 600 MB. Short timeouts live in the matrix's own site.yml.
+from ``os.wait4``, through a small launcher) stays under 600 MB. Short timeouts live in the
+matrix's own site.yml.
 The good payloads are the project's bundled demo payloads.
 """
 
@@ -268,22 +269,37 @@ class Run:
     stderr: str
 
 
+# Linux keeps a process's peak RSS across exec, so a build started straight from this (large)
+# test process would report this process's size. A small launcher forks the build from
+# itself and writes the build's own rusage (from ``os.wait4``) to the file it is given.
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _run_build(cfg: Path, now: str) -> Run:
-    """One ``modelboards build --live`` in its own process; peak memory from ``os.wait4``."""
-    out, err = cfg.parent / "build.out", cfg.parent / "build.err"
+    """One ``modelboards build --live`` in its own process; its peak memory and CPU from ``os.wait4``."""
+    out, err, usage = cfg.parent / "build.out", cfg.parent / "build.err", cfg.parent / "build.usage"
     t0 = time.monotonic()
     with open(out, "w") as fo, open(err, "w") as fe:
-        proc = subprocess.Popen([str(MODELBOARDS), "--config", str(cfg), "build", "--live", "--now", now],
-                                cwd=cfg.parent, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(150, proc.kill)
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(usage), str(MODELBOARDS), "--config", str(cfg),
+                                 "build", "--live", "--now", now],
+                                cwd=cfg.parent, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, start_new_session=True)
+        timer = threading.Timer(150, lambda: os.killpg(proc.pid, 9))
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(proc.returncode, usage.ru_maxrss / 1024, time.monotonic() - t0, usage.ru_utime + usage.ru_stime,
-               out.read_text(), err.read_text())
+    maxrss_kb, cpu = (float(x) for x in usage.read_text().split()) if usage.is_file() else (0.0, 0.0)
+    return Run(proc.returncode, maxrss_kb / 1024, time.monotonic() - t0, cpu, out.read_text(), err.read_text())
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -101,7 +101,7 @@ def test_eval_record_model_id_must_be_text(tmp_path):
 
 @pytest.mark.parametrize("bad_line", [2, 3, 7])
 def test_jsonl_battles_parse_error_names_the_right_line(tmp_path, bad_line):
-    from builder.pairwise.battles import read_battles
+    from builder.pairwise.scan import read_battles
 
     good = json.dumps({"model_a": "a", "model_b": "b", "winner": "model_a", "tstamp": 1.0})
     lines = [good] * 8

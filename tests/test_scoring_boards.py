@@ -292,7 +292,7 @@ def board(snapshot: dict, board_id: str) -> dict:
 def test_snapshot_has_every_contract_field(snap):
     top = {"schema_version", "date", "created_at", "method_id", "demo", "as_of", "stale", "site", "sources",
            "families", "roles", "observations", "calibration", "models", "prices", "boards", "machines",
-           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill"}
+           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "method"}
     assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",
                   "coverage", "available_share", "movement", "token_price", "build_price", "build_passed"}
@@ -327,6 +327,7 @@ def test_single_evaluator_model_is_in_the_new_strip(snap):
     orch = board(snap, "orchestrator")
     assert [r["identity"] for r in orch["new"]] == ["solo"] and orch["new"][0]["rank"] is None
     assert "solo" not in {r["identity"] for r in orch["rows"]}
+    assert snap["method"] == {"single_source_rule": True}  # renderers tell it from a pre-rule snapshot
 
 
 def test_board_membership(snap):

@@ -36,7 +36,10 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                   "mae": 0.021,               # over all rated pairs with >= min_pair_battles
                   "pairs_used": 310},
       "history": [{"date": "2026-05-03", "n_battles": 468,
-                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}]
+                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}],
+      "changes": [{"model", "slices", "first_date", "last_date",   # over the history's
+                   "initial", "final", "change",                   # Bradley-Terry ratings
+                   "highest", "lowest", "volatility"}]             # (builder.pairwise.changes)
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -58,7 +61,8 @@ from builder.pairwise.bootstrap import (
     quantiles,
     ranks_with_uncertainty,
 )
-from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
+from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
+from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
 from builder.pairwise.scan import ReaderSettings, scan_battles
 from builder.pairwise.winrate import (
@@ -100,6 +104,7 @@ def fit_rating_table(
     elo_k: float = ELO_K,
     workers: int | None = None,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
+    init: float = INIT,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One row per rated model (``TABLE_COLUMNS`` plus ``component``), and fit facts.
 
@@ -107,6 +112,8 @@ def fit_rating_table(
     reader's GROUP BY returns). ``rating`` is the point estimate (BT maximum likelihood, or
     the final online Elo); ``median``/``lower``/``upper`` come from ``bootstrap`` rounds
     (equal to ``rating`` when there are none). Rows are ordered by component, then rank.
+    ``init`` is the scale's centre: each BT component's mean rating, and every model's
+    starting online Elo.
     """
     if isinstance(battles, PairCounts):
         if method != "bt":
@@ -117,7 +124,7 @@ def fit_rating_table(
     n_played, wins, ties = counts.per_model()
     info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0}
     if method == "bt":
-        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable)
+        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
         rating, component = fit.ratings, fit.component
         info.update(components=fit.components, unrated=fit.unrated, fit=fit, counts=counts)
         if bootstrap > 0:
@@ -130,14 +137,14 @@ def fit_rating_table(
         from builder.pairwise.elo import bootstrap_elo, fit_online_elo
 
         assert isinstance(battles, Battles)
-        elo = fit_online_elo(battles, k=elo_k)
+        elo = fit_online_elo(battles, k=elo_k, init=init)
         rating = elo.ratings.copy()
         rating[n_played == 0] = np.nan
         component = np.where(n_played > 0, 0, -1)
         played = tuple(m for m, p in zip(counts.models, n_played, strict=True) if p > 0)
         info.update(components=(played,), unrated=())
         if bootstrap > 0:
-            samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k)
+            samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k, init=init)
             lower, median, upper = quantiles(samples, [0.025, 0.5, 0.975])
         else:
             median = lower = upper = rating
@@ -244,6 +251,7 @@ def compute_arena_section(
         "winrate": _winrate_section(fit, counts, cfg),
         "history": _history_section(battles, periods, cfg, history_bootstrap, workers),
     }
+    section["changes"] = [c.to_json() for c in changes_from_history_section(section["history"])]
     return Arena.model_validate(section, strict=False)
 
 

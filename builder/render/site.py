@@ -26,11 +26,12 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
+from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import read_content_dir
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
 from builder.render.writer import Page, SiteWriter, Snap, copy_static, find_dir, make_env
-from builder.snapshot import check_guards
+from builder.snapshot import check_guards, validate_snapshot
 from builder.snapshot.attempt import RefreshAttempt, apply_attempt
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
@@ -66,7 +67,16 @@ def render_site(
     base_url = _normalise_base_url(base_url or cfg.site.url)
     templates = find_dir(base, "templates")
     content = read_content_dir(find_dir(base, "content"))
-    snap = apply_attempt(snapshot, attempt) if snapshot is not None else None  # statuses as of the latest attempt
+    # A snapshot from before the single-source rule is shown under it (builder.render.legacy),
+    # then with each source's status as of the latest attempt; its download stays as saved.
+    snap = snapshot
+    movement_hidden: dict[str, str] = {}
+    if snapshot is not None and (snapshot.method is None or not snapshot.method.single_source_rule):
+        shown, rule = apply_single_source_rule(snapshot.model_dump(mode="json"))
+        snap = validate_snapshot(shown, snapshot.date)
+        movement_hidden = {f"{kind}:{i}": MOVEMENT_NOTE for kind, ids in (("board", rule.boards),
+                                                                          ("machine", rule.machines)) for i in ids}
+    snap = apply_attempt(snap, attempt) if snap is not None else None
     guards = check_guards(snap, now)
     earlier = _earlier(history, snap.date if snap else None)
     warnings = _input_warnings(snap, guards, "index" in content)
@@ -92,6 +102,7 @@ def render_site(
         "section": "",
         "citation": _citation(cfg, snap, base_url),
         "history": earlier,
+        "movement_hidden": movement_hidden,
     })
     copy_static(templates / "static", out / "static")
     for page in chosen:
