@@ -44,8 +44,19 @@ def _plain(doc: Any) -> Any:
     return doc
 
 
+def _recorded_keys(doc: Any, want: Any) -> Any:
+    """``doc`` with only the dict keys ``want`` has (recursively): fields added to the outputs
+    since the recording (the Arena section's ``changes``) are not the reader's to match."""
+    if isinstance(doc, dict) and isinstance(want, dict):
+        return {k: _recorded_keys(v, want[k]) for k, v in doc.items() if k in want}
+    if isinstance(doc, list) and isinstance(want, list) and len(doc) == len(want):
+        return [_recorded_keys(d, w) for d, w in zip(doc, want, strict=True)]
+    return doc
+
+
 def test_arena_outputs_match_the_recorded_ones(files, recorded, tmp_path):
     now = base.arena_cases(files, tmp_path)
     assert sorted(now) == sorted(recorded["arena"])
     for key, want in recorded["arena"].items():
-        assert _plain(json.loads(json.dumps(_plain(now[key])))) == _plain(want), key
+        want = _plain(want)
+        assert _recorded_keys(_plain(json.loads(json.dumps(_plain(now[key])))), want) == want, key
