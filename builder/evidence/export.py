@@ -3,7 +3,8 @@ number with the standard library alone.
 
     evidence.json          the Capability Index (CC BY 4.0): models, rows, families, fusion
     boards-evidence.json   the role boards (CC BY-SA 4.0): calibrations, usable observations,
-                           family means, R, displayed score, rank and labels per board
+                           family means, R, displayed score, rank and labels per board; the
+                           bootstrap's seed, Arena intervals, fit residuals and results
     index-current.csv, index-all-versions.csv   the two index boards
     README.md              what each file holds, licences and attribution
     recompute.py           the stdlib-only rebuild (also as recompute.ipynb)
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from builder.render.safety import csv_cell
+from builder.scoring.uncertainty import DRAW_ORDER, ROW_FIELDS, fit_residual
 
 RECOMPUTE = Path(__file__).with_name("recompute.py")
 INDEX_LICENCE = "CC BY 4.0"
@@ -102,8 +104,37 @@ def _arena_feeds(snapshot: Mapping[str, Any]) -> tuple[list[str], str | None]:
     return feeds, text
 
 
+def _residuals(c: Mapping[str, Any], selected: list[Mapping[str, Any]], text_feed: str | None) -> list[float] | None:
+    """Arena text rating minus calibrated value per overlap key of a used fit (the bootstrap's pool)."""
+    if not c.get("used") or any(c.get(k) is None for k in ("mu", "sigma", "alpha", "beta")):
+        return None
+    arena = {o["identity"]: o["raw"] for o in selected if o["feed"] == text_feed}
+    raws: dict[str, float] = {}
+    for o in selected:
+        if (o.get("source"), o["feed"], o["release"]) == (c["source"], c["feed"], c["release"]):
+            raws[o["identity"]] = max(raws.get(o["identity"], o["raw"]), o["raw"])
+    if not all(k in arena and k in raws for k in c["overlap"]):
+        return None
+    return [fit_residual(arena[k], raws[k], c["mu"], c["sigma"], c["alpha"], c["beta"]) for k in c["overlap"]]
+
+
+def _uncertainty_settings(snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+    u = snapshot.get("uncertainty")
+    if not isinstance(u, Mapping) or not u.get("rounds"):
+        return None
+    return {"rounds": u["rounds"], "seed": u["seed"], "interval": list(u["interval"]), "tieThreshold": u["tie_threshold"],
+            "pairwiseTop": u["pairwise_top"], "arenaSdDivisor": u["arena_sd_divisor"],
+            "drawsPerRound": u.get("draws_per_round"), "drawOrder": list(DRAW_ORDER)}
+
+
+def _board_row(row: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    unc = row.get("uncertainty") or {}
+    return {**{k: row.get(k) for k in keys}, **{k: unc.get(k) for k in ROW_FIELDS}}
+
+
 def compute_boards_evidence(snapshot: Mapping[str, Any], site_url: str) -> dict[str, Any]:
-    """``boards-evidence.json``: enough to rebuild every role-board number exactly."""
+    """``boards-evidence.json``: enough to rebuild every role-board number exactly, the
+    bootstrap's intervals, rank ranges and ties included (seed, Arena intervals, residuals)."""
     arena_feeds, text_feed = _arena_feeds(snapshot)
     selected = [o for o in snapshot["observations"] if o.get("selected") and not o.get("excluded") and o.get("raw") is not None]
     usable = [o for o in selected if o.get("calibrated") is not None]
@@ -112,9 +143,14 @@ def compute_boards_evidence(snapshot: Mapping[str, Any], site_url: str) -> dict[
     for b in snapshot["boards"]:
         boards.append({
             "id": b["id"], "title": b["title"], "role": b["role"], "weights": dict(b["weights"]),
-            "rows": [{k: row.get(k) for k in row_keys} for row in b["rows"]],
-            "new": [{k: row.get(k) for k in row_keys} for row in b.get("new", [])],
+            "rows": [_board_row(row, row_keys) for row in b["rows"]],
+            "new": [_board_row(row, row_keys) for row in b.get("new", [])],
+            "pairwise": (b.get("uncertainty") or {}).get("pairwise"),
         })
+    arena = set(arena_feeds)
+
+    def interval(o: Mapping[str, Any], key: str) -> Any:
+        return (o.get("details") or {}).get(key) if o["feed"] in arena else None
     return {
         "generatedAt": snapshot["created_at"],
         "snapshotDate": snapshot["date"],
@@ -125,14 +161,19 @@ def compute_boards_evidence(snapshot: Mapping[str, Any], site_url: str) -> dict[
         "arenaTextFeed": text_feed,
         "families": {k: list(v["feeds"]) for k, v in snapshot["families"].items()},
         "calibrations": [
-            {k: c.get(k) for k in ("source", "feed", "release", "n", "overlap", "mu", "sigma", "alpha", "beta", "used", "reason")}
+            {**{k: c.get(k) for k in ("source", "feed", "release", "n", "overlap", "mu", "sigma", "alpha", "beta", "used",
+                                      "reason")},
+             "residuals": _residuals(c, selected, text_feed)}
             for c in snapshot["calibration"]
         ],
         "selected": [{k: o.get(k) for k in ("identity", "model", "feed", "release", "raw")} for o in selected],
         "observations": [
-            {k: o.get(k) for k in ("identity", "model", "source", "feed", "evaluator", "release", "raw", "calibrated", "date", "url")}
+            {**{k: o.get(k) for k in ("identity", "model", "source", "feed", "evaluator", "release", "raw", "calibrated",
+                                      "date", "url")},
+             "q025": interval(o, "rating_q025"), "q975": interval(o, "rating_q975")}
             for o in usable
         ],
+        "uncertainty": _uncertainty_settings(snapshot),
         "boards": boards,
         "citation": {"bibtex": compute_citation(snapshot, site_url, "role boards")},
     }
@@ -166,7 +207,7 @@ Everything here rebuilds with Python's standard library alone:
 | file | what it holds | licence |
 |---|---|---|
 | evidence.json | the Capability Index: every model's rows (board, family, sourceScore, share, confidence, link, date), family scores, fusion terms, score, confidence and ranks | {INDEX_LICENCE} |
-| boards-evidence.json | the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, beta), every usable observation with raw and calibrated values, and each board's family means, R, displayed score, rank and labels | {BOARDS_LICENCE} |
+| boards-evidence.json | the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, beta, residuals), every usable observation with raw and calibrated values (Arena ones with their published q025/q975), each board's family means, R, displayed score, rank and labels, and the bootstrap (rounds, seed, draw order) with each row's r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above and each board's top-20 pairwise matrix | {BOARDS_LICENCE} |
 | index-current.csv | the index board of current versions | {INDEX_LICENCE} |
 | index-all-versions.csv | the index board of all versions | {INDEX_LICENCE} |
 | recompute.py, recompute.ipynb | the rebuild script (the same code in notebook cells) | MIT |

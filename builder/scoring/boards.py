@@ -53,6 +53,7 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
+from builder.scoring.uncertainty import attach_uncertainty, compute_snapshot_uncertainty
 from builder.snapshot import SCHEMA_VERSION
 from builder.sources.metadata import open_weight as open_weight_status
 
@@ -575,6 +576,10 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
                       previous_ranks(previous, method_id, "boards", b.id))
         for b in cfg.boards
     ]
+    settings, uncertainty = compute_snapshot_uncertainty(
+        observations, calibrated, calibrations, arena_feeds, text_feeds,
+        {k: v.feeds for k, v in cfg.families.items()}, boards, cfg.uncertainty.rounds, cfg.uncertainty.seed)
+    attach_uncertainty(boards, uncertainty)
     pick_role = next((b.role for b in cfg.boards if b.kind == "open_weight"), "orchestrator")
     machines = [
         compute_machine(m, fields.get(pick_role, []), cfg, models, book,
@@ -607,6 +612,7 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
         "boards": boards,
         "machines": machines,
         "stacks": {"best": compute_best_stack(boards), "value": value},
+        "uncertainty": settings,
         "arena": None,
         "evals": None,
         "index": None,

@@ -1,0 +1,639 @@
+"""Uncertainty of the role boards: a seeded bootstrap of the board arithmetic.
+
+The boards' method is untouched: R, the displayed score, competition ranks, labels,
+qualification and order come from ``boards`` and ``rank`` alone. This module measures how
+far each R and each rank could move. Each of ``B`` rounds
+
+1. draws every usable Arena rating (text and coding) from its published interval::
+
+       value = rating + sd * z,    sd = (q975 - q025) / 3.92,    z = Phi^-1(p)
+
+   (a rating published without an interval keeps its value: sd = 0);
+2. refits every z-fit the snapshot uses for a family feed on a resample with replacement of
+   its ``n`` overlap keys (``n`` draws), against the round's Arena text ratings, with the
+   calibration formulas (mu, sigma, alpha, beta). A refit that fails the method's conditions
+   (fewer than 10 draws, all resampled raw scores equal so sigma is zero, beta <= 0) drops
+   that feed for the round; fits the snapshot does not use stay out of every round;
+3. adds to each calibrated value of the feed a residual drawn from its fit's overlap::
+
+       residual_k = arena_k - (alpha + beta * (raw_k - mu) / sigma)      (the snapshot's fit)
+       value      = alpha_b + beta_b * (raw - mu_b) / sigma_b + residual  (the round's refit)
+
+4. recomputes R of every row of every role board, on the same rows (qualification and the
+   New strip do not change), by the published formula over the families present that round::
+
+       family_mean[f] = mean(the row's values in f that round)
+       R_b = sum(w_f * family_mean[f]) / sum(w_f)
+
+Per row, over the ``rounds_scored`` rounds in which it has an R (a round can drop every
+feed of a row)::
+
+    r_lo, r_hi        2.5 and 97.5 percentiles of R_b, linear interpolation on the sorted
+                      values s: h = p (n - 1), k = floor(h), v = s[k] + (h - k) (s[k+1] - s[k])
+    rank_lo, rank_hi  2.5 percentile (lower: s[floor(h)]) and 97.5 percentile (higher:
+                      s[ceil(h)]) of the row's competition rank among the board's ranked rows
+                      (1 + number of rows with a strictly greater R_b that round)
+    p_first           share of all B rounds in which the row ranks 1
+    rank_ub           1 + number of ranked rows whose r_lo is above this row's r_hi (LMArena)
+    p_above           share of all B rounds in which the row directly above has a greater R_b
+    tied_above        p_above < 0.95 ("tied with the row above"; null on the first row)
+
+and per board the matrix P(R_a > R_b) over all B rounds for its top 20 ranked rows. Rows
+of the New strip get r_lo, r_hi and rounds_scored; their rank fields are null.
+
+Draws. One ``random.Random(seed)`` stream, read only through ``random()`` (53-bit uniforms u
+in [0, 1)). Every round reads the same number of uniforms, in this order:
+
+1. one per usable Arena observation, in ascending (feed, identity, release, model):
+   p = u (a u of exactly 0 is read as 2**-53), z = Phi^-1(p) by Wichura's algorithm AS241;
+2. for each used family-feed fit, in ascending (source, feed, release): ``n`` uniforms, each
+   picking overlap position floor(u * n) (overlap keys ascending); then one uniform per
+   calibrated observation of that feed and release, in ascending (identity, model), picking
+   the residual at overlap position floor(u * n).
+
+Arithmetic. Every sum runs left to right from 0.0 in a fixed order: a refit's sums in draw
+order; a family's values in ascending (feed, release, model); families in ascending id. The
+Arena text rating of a key is its text-feed rating (the highest, with several text feeds).
+A standard-library re-derivation (``builder/evidence/recompute.py``, shipped with the site)
+repeats these operations one by one and reproduces every value bit for bit; this module does
+the same IEEE operations on numpy arrays, all rounds at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from builder.records import Observation
+from builder.scoring.calibrate import MIN_OVERLAP, Calibration
+from builder.scoring.families import feed_families
+
+INTERVAL = (0.025, 0.975)
+"Lower and upper percentile (as fractions) of the interval of R and of the rank range."
+TIE_THRESHOLD = 0.95
+"A row is tied with the row above when P(R_above > R_row) over the rounds is below this."
+PAIRWISE_TOP = 20
+"Ranked rows per board in the downloadable matrix P(R_a > R_b)."
+ARENA_SD_DIVISOR = 3.92
+"sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
+SMALLEST_P = 2.0**-53
+"A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
+ROW_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above", "rounds_scored")
+"A row's bootstrap fields, in download order."
+DRAW_ORDER = (
+    "One random.Random(seed) stream, read only through random(); every round reads the same number of uniforms.",
+    "1. One uniform per usable Arena observation, ascending (feed, identity, release, model): "
+    "p = u (0 read as 2**-53), value = rating + sd * Phi^-1(p) by AS241, sd = (q975 - q025) / 3.92 (0 without both).",
+    "2. Per used fit of a family feed, ascending (source, feed, release): n uniforms, overlap position floor(u * n) "
+    "each (overlap keys ascending); then one uniform per calibrated observation of that feed and release, ascending "
+    "(identity, model): its residual is the one at overlap position floor(u * n).",
+    "Sums run left to right from 0.0: a refit's in draw order, a family's values in ascending (feed, release, model), "
+    "families in ascending id. A refit with all raw scores equal or beta <= 0 drops its feed for that round.",
+)
+"The documented draw order, as published in boards-evidence.json."
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapObservation:
+    """One usable observation: selected, not excluded, with a calibrated value (Arena scale).
+
+    ``q025``/``q975`` are an Arena rating's published interval (None elsewhere or unknown).
+    """
+
+    identity: str
+    model: str
+    source: str
+    feed: str
+    release: str
+    raw: float
+    calibrated: float
+    q025: float | None = None
+    q975: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRows:
+    """A board's rows as scored: ``ranked`` in published order, then the New strip."""
+
+    id: str
+    weights: Mapping[str, float]
+    ranked: tuple[str, ...]
+    new: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaInput:
+    """One drawn Arena rating: N(rating, sd), Arena scale."""
+
+    feed: str
+    identity: str
+    rating: float
+    sd: float
+
+
+@dataclass(frozen=True, slots=True)
+class FitInput:
+    """One used z-fit: its snapshot parameters, overlap and the observations it calibrates.
+
+    ``raws``, ``anchors`` (value slot of each key's Arena text rating) and ``residuals`` are
+    aligned with ``overlap`` (ascending keys); ``scored_slots``/``scored_raws`` with the
+    calibrated observations of the feed and release (ascending identity).
+    """
+
+    source: str
+    feed: str
+    release: str
+    mu: float
+    sigma: float
+    alpha: float
+    beta: float
+    overlap: tuple[str, ...]
+    raws: tuple[float, ...]
+    anchors: tuple[int, ...]
+    residuals: tuple[float, ...]
+    scored_slots: tuple[int, ...]
+    scored_raws: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RowInput:
+    """A board row: per weighted family (ascending id) the value slots it averages."""
+
+    identity: str
+    families: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardInput:
+    id: str
+    weights: Mapping[str, float]
+    ranked: tuple[RowInput, ...]
+    new: tuple[RowInput, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapProblem:
+    """Everything a round reads. Value slots: the Arena ratings first (in ``arena`` order),
+    then each fit's calibrated observations (in ``fits`` order)."""
+
+    arena: tuple[ArenaInput, ...]
+    fits: tuple[FitInput, ...]
+    boards: tuple[BoardInput, ...]
+
+    @property
+    def slots(self) -> int:
+        return len(self.arena) + sum(len(f.scored_slots) for f in self.fits)
+
+    @property
+    def draws_per_round(self) -> int:
+        return len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+@dataclass(frozen=True, slots=True)
+class RowUncertainty:
+    """One row's bootstrap summary (see the module docstring); None where it does not apply."""
+
+    r_lo: float | None
+    r_hi: float | None
+    rank_lo: int | None
+    rank_hi: int | None
+    rank_ub: int | None
+    p_first: float | None
+    p_above: float | None
+    tied_above: bool | None
+    rounds_scored: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"r_lo": self.r_lo, "r_hi": self.r_hi, "rank_lo": self.rank_lo, "rank_hi": self.rank_hi,
+                "rank_ub": self.rank_ub, "p_first": self.p_first, "p_above": self.p_above,
+                "tied_above": self.tied_above, "rounds_scored": self.rounds_scored}
+
+
+@dataclass(frozen=True, slots=True)
+class BoardUncertainty:
+    """Per identity its row summary; the top ranked rows' matrix ``p_greater[a][b] = P(R_a > R_b)``."""
+
+    id: str
+    rows: Mapping[str, RowUncertainty]
+    pairwise: tuple[str, ...]
+    p_greater: tuple[tuple[float, ...], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pairwise": {"identities": list(self.pairwise), "p_greater": [list(r) for r in self.p_greater]}}
+
+
+def settings_json(rounds: int, seed: int, problem: BootstrapProblem | None) -> dict[str, Any]:
+    """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
+    return {
+        "rounds": rounds,
+        "seed": seed,
+        "interval": list(INTERVAL),
+        "tie_threshold": TIE_THRESHOLD,
+        "pairwise_top": PAIRWISE_TOP,
+        "arena_sd_divisor": ARENA_SD_DIVISOR,
+        "draws_per_round": problem.draws_per_round if problem is not None and rounds else None,
+    }
+
+
+# --------------------------------------------------------------------------- the problem
+
+
+def arena_sd(q025: float | None, q975: float | None) -> float:
+    """sd of a drawn Arena rating: (q975 - q025) / 3.92; 0 without a usable interval."""
+    if q025 is None or q975 is None or not (math.isfinite(q025) and math.isfinite(q975)) or q975 < q025:
+        return 0.0
+    return (q975 - q025) / ARENA_SD_DIVISOR
+
+
+def fit_residual(arena: float, raw: float, mu: float, sigma: float, alpha: float, beta: float) -> float:
+    """Arena text rating minus the calibrated value of ``raw`` under a fit (Arena scale)."""
+    return arena - (alpha + beta * (raw - mu) / sigma)
+
+
+def compute_bootstrap_problem(
+    observations: Sequence[BootstrapObservation],
+    calibrations: Sequence[Calibration],
+    arena_feeds: set[str],
+    text_feeds: set[str],
+    families: Mapping[str, Sequence[str]],
+    boards: Sequence[BoardRows],
+) -> BootstrapProblem:
+    """The draws' inputs in their documented order (see the module docstring).
+
+    ``observations``: every usable observation; ``families``: family id -> feeds.
+    """
+    by_feed = feed_families(families)
+    arena_obs = sorted((o for o in observations if o.feed in arena_feeds),
+                       key=lambda o: (o.feed, o.identity, o.release, o.model))
+    arena = tuple(ArenaInput(o.feed, o.identity, o.raw, arena_sd(o.q025, o.q975)) for o in arena_obs)
+    slot_of: dict[int, int] = {id(o): i for i, o in enumerate(arena_obs)}
+    anchor_slot: dict[str, int] = {}
+    for i, o in enumerate(arena_obs):
+        if o.feed in text_feeds:
+            best = anchor_slot.get(o.identity)
+            if best is None or o.raw > arena[best].rating:
+                anchor_slot[o.identity] = i
+
+    groups: dict[tuple[str, str, str], list[BootstrapObservation]] = {}
+    for o in observations:
+        if o.feed not in arena_feeds:
+            groups.setdefault((o.source, o.feed, o.release), []).append(o)
+    fits = []
+    next_slot = len(arena)
+    for c in sorted(calibrations, key=lambda c: (c.source, c.feed, c.release)):
+        if not c.used or c.feed not in by_feed or c.mu is None or c.sigma is None or c.alpha is None or c.beta is None:
+            continue
+        rows = sorted(groups.get((c.source, c.feed, c.release), []), key=lambda o: (o.identity, o.model))
+        raw_of: dict[str, float] = {}
+        for o in rows:
+            raw_of[o.identity] = max(raw_of.get(o.identity, o.raw), o.raw)
+        keys = tuple(c.overlap)
+        raws = tuple(raw_of[k] for k in keys)
+        anchors = tuple(anchor_slot[k] for k in keys)
+        residuals = tuple(fit_residual(arena[a].rating, x, c.mu, c.sigma, c.alpha, c.beta)
+                          for a, x in zip(anchors, raws))
+        slots = tuple(range(next_slot, next_slot + len(rows)))
+        for o, s in zip(rows, slots):
+            slot_of[id(o)] = s
+        next_slot += len(rows)
+        fits.append(FitInput(c.source, c.feed, c.release, c.mu, c.sigma, c.alpha, c.beta, keys, raws, anchors,
+                             residuals, slots, tuple(o.raw for o in rows)))
+
+    per_identity: dict[str, list[BootstrapObservation]] = {}
+    for o in observations:
+        if id(o) in slot_of and o.feed in by_feed:
+            per_identity.setdefault(o.identity, []).append(o)
+
+    def row_input(identity: str, weights: Mapping[str, float]) -> RowInput:
+        fams = []
+        for fam in sorted(f for f, w in weights.items() if w > 0):
+            members = sorted((o for o in per_identity.get(identity, []) if fam in by_feed[o.feed]),
+                             key=lambda o: (o.feed, o.release, o.model))
+            if members:
+                fams.append((fam, tuple(slot_of[id(o)] for o in members)))
+        return RowInput(identity, tuple(fams))
+
+    board_inputs = tuple(
+        BoardInput(b.id, dict(b.weights), tuple(row_input(i, b.weights) for i in b.ranked),
+                   tuple(row_input(i, b.weights) for i in b.new))
+        for b in boards
+    )
+    return BootstrapProblem(arena, tuple(fits), board_inputs)
+
+
+# --------------------------------------------------------------------------- draws
+
+
+def draw_uniforms(seed: int, count: int) -> Floats:
+    """The first ``count`` values of ``random.Random(seed).random()``, shape (count,).
+
+    numpy's MT19937 runs from the very state ``random.Random(seed)`` starts with and builds
+    its doubles the same way (two 32-bit outputs, 27 + 26 bits, over 2**53); the first
+    values are checked against ``random`` itself, and if they ever differ the stream comes
+    from ``random`` directly (slower, same numbers).
+    """
+    rng = random.Random(seed)
+    state = rng.getstate()[1]
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[:624], dtype=np.uint32),
+                                                          "pos": int(state[624])}}
+    u = np.random.Generator(bits).random(count)
+    head = min(count, 256)
+    if not np.array_equal(u[:head], np.array([rng.random() for _ in range(head)], dtype=np.float64)):
+        rng = random.Random(seed)
+        u = np.fromiter((rng.random() for _ in range(count)), dtype=np.float64, count=count)
+    return u
+
+
+# Wichura's AS241 (PPND16) coefficients, lowest power first.
+_A = (3.387132872796366608, 133.14166789178437745, 1971.5909503065514427, 13731.693765509461125,
+      45921.953931549871457, 67265.770927008700853, 33430.575583588128105, 2509.0809287301226727)
+_B = (1.0, 42.313330701600911252, 687.1870074920579083, 5394.1960214247511077,
+      21213.794301586595867, 39307.89580009271061, 28729.085735721942674, 5226.495278852854561)
+_C = (1.42343711074968357734, 4.6303378461565452959, 5.7694972214606914055, 3.64784832476320460504,
+      1.27045825245236838258, 0.24178072517745061177, 0.0227238449892691845833, 7.7454501427834140764e-4)
+_D = (1.0, 2.05319162663775882187, 1.6763848301838038494, 0.68976733498510000455,
+      0.14810397642748007459, 0.0151986665636164571966, 5.475938084995344946e-4, 1.05075007164441684324e-9)
+_E = (6.6579046435011037772, 5.4637849111641143699, 1.7848265399172913358, 0.29656057182850489123,
+      0.026532189526576123093, 0.0012426609473880784386, 2.71155556874348757815e-5, 2.01033439929228813265e-7)
+_F = (1.0, 0.599832206555887937690, 0.136929880922735805310, 0.0148753612908506148525,
+      7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15)
+
+
+def _horner(coef: Sequence[float], r: Floats) -> Floats:
+    acc = np.full_like(r, coef[-1])
+    for c in reversed(coef[:-1]):
+        acc = acc * r + c
+    return acc
+
+
+def normal_quantiles(p: Floats) -> Floats:
+    """Phi^-1(p) elementwise by AS241 (|error| < 1e-16), any shape; p in [0, 1), 0 read as 2**-53.
+
+    The logarithm of the tails is Python's ``math.log``, so the values are the standard-library
+    computation's, bit for bit.
+    """
+    p = np.where(p > 0.0, p, SMALLEST_P)
+    q = p - 0.5
+    out = np.empty_like(p)
+    central = np.abs(q) <= 0.425
+    qc = q[central]
+    r = 0.180625 - qc * qc
+    out[central] = qc * _horner(_A, r) / _horner(_B, r)
+    tail = ~central
+    qt, pt = q[tail], p[tail]
+    small = np.where(qt <= 0.0, pt, 1.0 - pt)
+    r = np.sqrt(-np.array([math.log(v) for v in small.tolist()], dtype=np.float64))
+    x = np.empty_like(r)
+    near = r <= 5.0
+    rn = r[near] - 1.6
+    x[near] = _horner(_C, rn) / _horner(_D, rn)
+    rf = r[~near] - 5.0
+    x[~near] = _horner(_E, rf) / _horner(_F, rf)
+    out[tail] = np.where(qt < 0.0, -x, x)
+    return out
+
+
+def positions(u: Floats, n: int) -> Ints:
+    """floor(u * n) (at most n - 1): a uniform as a position among ``n``."""
+    return np.minimum((u * n).astype(np.int64), n - 1)
+
+
+def _seqsum(x: Floats) -> Floats:
+    """Row sums, left to right (shape (B, n) -> (B,)); 0.0 for no columns."""
+    if x.shape[1] == 0:
+        return np.zeros(x.shape[0])
+    return np.add.accumulate(x, axis=1)[:, -1]
+
+
+# --------------------------------------------------------------------------- rounds
+
+
+def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
+    """Every value slot in every round, shape (B, slots); NaN where the round dropped the feed.
+
+    ``u``: the rounds' uniforms, shape (B, draws_per_round), each row in the documented order.
+    """
+    rounds = u.shape[0]
+    values = np.empty((rounds, problem.slots))
+    n_arena = len(problem.arena)
+    rating = np.array([a.rating for a in problem.arena], dtype=np.float64)
+    sd = np.array([a.sd for a in problem.arena], dtype=np.float64)
+    values[:, :n_arena] = rating + sd * normal_quantiles(u[:, :n_arena])
+    col = n_arena
+    rows = np.arange(rounds)[:, None]
+    for fit in problem.fits:
+        n, m = len(fit.overlap), len(fit.scored_slots)
+        pick = positions(u[:, col:col + n], n)
+        res_pick = positions(u[:, col + n:col + n + m], n)
+        col += n + m
+        x = np.asarray(fit.raws, dtype=np.float64)[pick]
+        a = values[rows, np.asarray(fit.anchors, dtype=np.int64)[pick]]
+        mu = _seqsum(x) / n
+        d = x - mu[:, None]
+        sigma = np.sqrt(_seqsum(d * d) / n)
+        same = x.max(axis=1) == x.min(axis=1)
+        alpha = _seqsum(a) / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = d / sigma[:, None]
+            beta = _seqsum(z * (a - alpha[:, None])) / _seqsum(z * z)
+            ok = (n >= MIN_OVERLAP) & ~same & (sigma > 0) & (beta > 0)
+            raw = np.asarray(fit.scored_raws, dtype=np.float64)
+            cal = (alpha[:, None] + beta[:, None] * (raw[None, :] - mu[:, None]) / sigma[:, None]
+                   + np.asarray(fit.residuals, dtype=np.float64)[res_pick])
+        cal[~ok] = np.nan
+        if m:
+            values[:, fit.scored_slots[0]:fit.scored_slots[0] + m] = cal
+    return values
+
+
+def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], values: Floats) -> Floats:
+    """R of each row in each round, shape (B, len(rows)); NaN where no family is present."""
+    rounds = values.shape[0]
+    fams = sorted(f for f, w in weights.items() if w > 0)
+    num = np.zeros((rounds, len(rows)))
+    den = np.zeros((rounds, len(rows)))
+    for fam in fams:
+        members = [dict(r.families).get(fam, ()) for r in rows]
+        depth = max((len(s) for s in members), default=0)
+        if depth == 0:
+            continue
+        acc = np.zeros((rounds, len(rows)))
+        cnt = np.zeros((rounds, len(rows)))
+        for k in range(depth):
+            idx = np.array([s[k] if k < len(s) else -1 for s in members], dtype=np.int64)
+            v = values[:, np.maximum(idx, 0)]
+            ok = (idx >= 0)[None, :] & ~np.isnan(v)
+            acc = np.where(ok, acc + v, acc)
+            cnt += ok
+        present = cnt > 0
+        w = float(weights[fam])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = acc / cnt
+        num = np.where(present, num + w * mean, num)
+        den = np.where(present, den + w, den)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / den, np.nan)
+
+
+def competition_ranks_per_round(r: Floats) -> Ints:
+    """Per round, 1 + the number of rows with a strictly greater R; 0 where R is NaN. (B, n) -> (B, n)."""
+    rounds, n = r.shape
+    if n == 0:
+        return np.zeros((rounds, 0), dtype=np.int64)
+    order = np.argsort(-r, axis=1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(r, order, axis=1)
+    starts = np.ones((rounds, n), dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    first = np.maximum.accumulate(np.where(starts, np.arange(n)[None, :], 0), axis=1)
+    ranks = np.empty((rounds, n), dtype=np.int64)
+    np.put_along_axis(ranks, order, first + 1, axis=1)
+    ranks[np.isnan(r)] = 0
+    return ranks
+
+
+def _percentile_linear(s: Floats, n: Ints, p: float) -> Floats:
+    """Per column of ascending ``s`` (valid values first), the linear percentile of its ``n`` values."""
+    h = p * (n - 1)
+    k = np.floor(h).astype(np.int64)
+    k1 = np.minimum(k + 1, n - 1)
+    cols = np.arange(s.shape[1])
+    lo, hi = s[np.maximum(k, 0), cols], s[np.maximum(k1, 0), cols]
+    return lo + (h - k) * (hi - lo)
+
+
+def _percentile_step(s: Ints, n: Ints, p: float, higher: bool) -> Ints:
+    h = p * (n - 1)
+    k = (np.ceil(h) if higher else np.floor(h)).astype(np.int64)
+    return s[np.maximum(k, 0), np.arange(s.shape[1])]
+
+
+def summarise_board(board: BoardInput, values: Floats) -> BoardUncertainty:
+    """Interval, rank range, P(first), Rank (UB), ties and the top rows' matrix of one board."""
+    rounds = values.shape[0]
+    rows = [*board.ranked, *board.new]
+    r = compute_round_r(rows, board.weights, values)
+    valid = ~np.isnan(r)
+    n_valid = valid.sum(axis=0)
+    s = np.sort(r, axis=0)
+    lo = _percentile_linear(s, n_valid, INTERVAL[0])
+    hi = _percentile_linear(s, n_valid, INTERVAL[1])
+    n_ranked = len(board.ranked)
+    rr = r[:, :n_ranked]
+    ranks = competition_ranks_per_round(rr)
+    big = np.iinfo(np.int64).max
+    rs = np.sort(np.where(ranks > 0, ranks, big), axis=0)
+    nv = n_valid[:n_ranked]
+    rank_lo = _percentile_step(rs, nv, INTERVAL[0], higher=False)
+    rank_hi = _percentile_step(rs, nv, INTERVAL[1], higher=True)
+    first = (ranks == 1).sum(axis=0)
+    above = (rr[:, :-1] > rr[:, 1:]).sum(axis=0) if n_ranked > 1 else np.zeros(0, dtype=np.int64)
+    out: dict[str, RowUncertainty] = {}
+    lows = np.sort(lo[:n_ranked][n_valid[:n_ranked] > 0])
+    # rows whose lower bound is strictly above each upper bound
+    beaten = len(lows) - np.searchsorted(lows, hi[:n_ranked], side="right")
+    for j, row in enumerate(rows):
+        scored = int(n_valid[j])
+        r_lo = float(lo[j]) if scored else None
+        r_hi = float(hi[j]) if scored else None
+        if j >= n_ranked:
+            out[row.identity] = RowUncertainty(r_lo, r_hi, None, None, None, None, None, None, scored)
+            continue
+        p_above = float(above[j - 1] / rounds) if j > 0 else None
+        out[row.identity] = RowUncertainty(
+            r_lo=r_lo,
+            r_hi=r_hi,
+            rank_lo=int(rank_lo[j]) if scored else None,
+            rank_hi=int(rank_hi[j]) if scored else None,
+            rank_ub=1 + int(beaten[j]) if scored else None,
+            p_first=float(first[j] / rounds),
+            p_above=p_above,
+            tied_above=None if p_above is None else bool(p_above < TIE_THRESHOLD),
+            rounds_scored=scored,
+        )
+    top = min(PAIRWISE_TOP, n_ranked)
+    tr = rr[:, :top]
+    greater = (tr[:, :, None] > tr[:, None, :]).sum(axis=0)
+    matrix = tuple(tuple(float(greater[a, b] / rounds) for b in range(top)) for a in range(top))
+    return BoardUncertainty(board.id, out, tuple(row.identity for row in board.ranked[:top]), matrix)
+
+
+def compute_uncertainty(problem: BootstrapProblem, rounds: int, seed: int) -> dict[str, BoardUncertainty]:
+    """Board id -> its bootstrap summary, from ``rounds`` rounds drawn from ``random.Random(seed)``."""
+    if rounds <= 0:
+        return {}
+    d = problem.draws_per_round
+    u = draw_uniforms(seed, rounds * d).reshape(rounds, d)
+    values = simulate_values(problem, u)
+    return {b.id: summarise_board(b, values) for b in problem.boards}
+
+
+# --------------------------------------------------------------------------- the snapshot
+
+
+def _finite_or_none(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def bootstrap_observations(
+    observations: Sequence[Observation], calibrated: Sequence[float | None], arena_feeds: set[str]
+) -> list[BootstrapObservation]:
+    """The usable observations (those with a calibrated value), Arena ones with their interval."""
+    out = []
+    for o, c in zip(observations, calibrated, strict=True):
+        if c is None or not o.identity or o.raw is None:
+            continue
+        lo = hi = None
+        if o.feed in arena_feeds:
+            lo, hi = _finite_or_none(o.details.get("rating_q025")), _finite_or_none(o.details.get("rating_q975"))
+        out.append(BootstrapObservation(o.identity, o.model, o.source, o.feed, o.release, float(o.raw), c, lo, hi))
+    return out
+
+
+def compute_snapshot_uncertainty(
+    observations: Sequence[Observation],
+    calibrated: Sequence[float | None],
+    calibrations: Sequence[Calibration],
+    arena_feeds: set[str],
+    text_feeds: set[str],
+    families: Mapping[str, Sequence[str]],
+    boards: Sequence[Mapping[str, Any]],
+    rounds: int,
+    seed: int,
+) -> tuple[dict[str, Any], dict[str, BoardUncertainty]]:
+    """(the snapshot's ``uncertainty`` settings, board id -> summary) for scored ``boards``
+    (dicts with ``id``, ``weights``, ``rows`` and ``new``); no summaries when ``rounds`` is 0."""
+    if rounds <= 0:
+        return settings_json(0, seed, None), {}
+    rows = [BoardRows(b["id"], dict(b["weights"]), tuple(r["identity"] for r in b["rows"]),
+                      tuple(r["identity"] for r in b["new"])) for b in boards]
+    problem = compute_bootstrap_problem(bootstrap_observations(observations, calibrated, arena_feeds),
+                                        calibrations, arena_feeds, text_feeds, families, rows)
+    return settings_json(rounds, seed, problem), compute_uncertainty(problem, rounds, seed)
+
+
+def attach_uncertainty(boards: Sequence[dict[str, Any]], results: Mapping[str, BoardUncertainty]) -> None:
+    """Set ``uncertainty`` on every board and row dict: the summary, or None without one."""
+    for b in boards:
+        res = results.get(b["id"])
+        b["uncertainty"] = res.to_json() if res is not None else None
+        for row in [*b["rows"], *b["new"]]:
+            one = res.rows.get(row["identity"]) if res is not None else None
+            row["uncertainty"] = one.to_json() if one is not None else None
