@@ -12,7 +12,8 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
 (``models/<slug>/``), or null when the site has no page for that key.
 
 - price-quality: per board, ranked rows with their displayed ``score`` (integer, Arena
-  scale) and blended token ``price`` (USD per million tokens). Rows without a positive price
+  scale), the 95% bootstrap interval of R (``r_lo``/``r_hi``, error bars) and blended token
+  ``price`` (USD per million tokens). Rows without a positive price
   cannot sit on a log axis: they are listed under ``left_out`` with the reason and take no
   part in the frontier (``builder.charts.pareto``).
 - history: per board, one point per saved snapshot (``value`` = unrounded R); for the
@@ -99,9 +100,10 @@ def compute_price_quality(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
     """Per board: ranked rows as (price, score) points, the Pareto frontier, the rows left out.
 
     ``boards[i] = {"id", "title", "points": [{"identity", "name", "href", "rank", "score",
-    "r", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
+    "r", "r_lo", "r_hi", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
     (ascending price), "left_out": [{"identity", "name", "rank", "score", "reason"}]}``.
-    ``open_weight`` is the snapshot's model fact (true, false or null = unknown).
+    ``open_weight`` is the snapshot's model fact (true, false or null = unknown); ``r_lo`` /
+    ``r_hi`` the row's 95% bootstrap interval of R (null without one), drawn as error bars.
     """
     snap = snapshot or {}
     models = snap.get("models") or {}
@@ -122,8 +124,12 @@ def compute_price_quality(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
                 left_out.append({"identity": ident, "name": name, "rank": rank, "score": score, "reason": reason})
                 continue
             ow = (models.get(ident) or {}).get("open_weight")
+            unc = row.get("uncertainty") if isinstance(row.get("uncertainty"), Mapping) else {}
+            lo, hi = unc.get("r_lo"), unc.get("r_hi")
             points.append({"identity": ident, "name": name, "href": _href(ident, pages), "rank": rank,
                            "score": score, "r": row.get("r") if _finite(row.get("r")) else None,
+                           "r_lo": float(lo) if _finite(lo) and _finite(hi) else None,
+                           "r_hi": float(hi) if _finite(lo) and _finite(hi) else None,
                            "price": float(price), "partial": bool(row.get("partial")),
                            "open_weight": ow if isinstance(ow, bool) else None})
         front = compute_pareto_frontier(PricePoint(p["identity"], p["price"], p["score"]) for p in points)
@@ -365,8 +371,8 @@ def compute_chart_data(snapshot: Mapping[str, Any] | None, history: Sequence[Map
 
 
 CSV_COLUMNS: dict[str, tuple[str, ...]] = {
-    "price-quality": ("board", "rank", "model", "identity", "score", "r", "token_price", "partial", "open_weight",
-                      "on_frontier", "left_out_reason"),
+    "price-quality": ("board", "rank", "model", "identity", "score", "r", "r_lo", "r_hi", "token_price", "partial",
+                      "open_weight", "on_frontier", "left_out_reason"),
     "history": ("series", "date", "key", "model", "value", "score", "rank", "lower", "upper"),
     "ranks": ("series", "date", "key", "model", "rank"),
     "spread": ("series", "key", "model", "rank", "value", "lower", "upper", "partial"),
@@ -379,10 +385,10 @@ def _csv_rows(doc: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     if kind == "price-quality":
         for b in doc["boards"]:
             for p in b["points"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p["price"],
-                             p["partial"], p["open_weight"], p["frontier"], None))
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p.get("r_lo"),
+                             p.get("r_hi"), p["price"], p["partial"], p["open_weight"], p["frontier"], None))
             for p in b["left_out"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None,
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None, None, None,
                              None, None, None, p["reason"]))
     elif kind == "history":
         for s in doc["series"]:

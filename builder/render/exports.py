@@ -30,6 +30,14 @@ BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("partial_reasons", "text", "why the row is partial, ';'-separated"),
     ("coverage", "float", "present preset weight / all preset weight, 0..1"),
     ("available_share", "float", "present preset weight / weight of families available in the snapshot, 0..1"),
+    ("r_lo", "float", "2.5 percentile of R over the bootstrap rounds, Arena scale; empty when the bootstrap is off"),
+    ("r_hi", "float", "97.5 percentile of R over the bootstrap rounds, Arena scale"),
+    ("rank_lo", "integer", "best plausible rank: 2.5 percentile (lower) of the rank over the rounds; empty in the new strip"),
+    ("rank_hi", "integer", "worst plausible rank: 97.5 percentile (higher) of the rank over the rounds"),
+    ("rank_ub", "integer", "Rank (UB): 1 + number of ranked rows whose r_lo is above this row's r_hi"),
+    ("p_first", "float", "share of bootstrap rounds in which the row ranks 1"),
+    ("p_above", "float", "share of bootstrap rounds in which the row directly above has a greater R"),
+    ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; empty on the first row"),
     ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
     ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
     ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
@@ -46,6 +54,15 @@ BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
     ("sources", "every credited source: name, title, licence, attribution, homepage, published, fetched_at, status"),
     ("rows", "ranked rows, each with the CSV columns above and families {family: mean}"),
     ("new", "the New, not enough ratings yet strip (rank null)"),
+    ("uncertainty", "the bootstrap: rounds, seed, interval, tie_threshold, and pairwise {identities, p_greater}: "
+                    "p_greater[a][b] = P(R_a > R_b) over the rounds for the top 20 ranked rows; null when off"),
+)
+
+#: (column, meaning) of ``data/boards/<id>-pairwise.csv``.
+PAIRWISE_CSV_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("identity", "identity key of the row model a (the board's top 20 ranked rows, in board order)"),
+    ("<identity b>", "one column per model b, same order: P(R_a > R_b), the share of bootstrap rounds in which "
+                     "a has the greater R (0 on the diagonal)"),
 )
 
 SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
@@ -58,6 +75,9 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("models", "facts per identity: name, maker, licence, open_weight, params_b, context_window, release_date"),
     ("prices", "token price entries (per token, blended per million) and PirateBench build records"),
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
+    ("uncertainty", "bootstrap settings (rounds, seed, interval, tie_threshold, pairwise_top, draws_per_round); "
+                    "each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above, "
+                    "rounds_scored} and each board's uncertainty.pairwise"),
     ("arena, evals, index", "sections filled by later stages, or null"),
 )
 
@@ -68,6 +88,17 @@ def board_families(board: Mapping[str, Any]) -> list[str]:
     return sorted(weights, key=lambda f: (-float(weights[f]), f))
 
 
+UNCERTAINTY_COLUMNS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+"The columns a row takes from its ``uncertainty`` object (the bootstrap)."
+
+
+def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A board row with its bootstrap fields lifted to the top level (None when absent)."""
+    unc = row.get("uncertainty")
+    unc = unc if isinstance(unc, Mapping) else {}
+    return {**row, **{k: unc.get(k) for k in UNCERTAINTY_COLUMNS}}
+
+
 def render_board_csv(board: Mapping[str, Any]) -> str:
     """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
     fams = board_families(board)
@@ -76,7 +107,7 @@ def render_board_csv(board: Mapping[str, Any]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     for strip, rows in (("ranked", board.get("rows") or []), ("new", board.get("new") or [])):
-        for row in rows:
+        for row in map(flat_row, rows):
             values = [strip] + [row.get(c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
             values += [(row.get("families") or {}).get(f) for f in fams]
             w.writerow([csv_cell(v) for v in values])
@@ -85,7 +116,37 @@ def render_board_csv(board: Mapping[str, Any]) -> str:
 
 def _row_json(row: Mapping[str, Any]) -> dict[str, Any]:
     keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:]] + ["families"]
-    return {k: row.get(k) for k in keys}
+    flat = flat_row(row)
+    return {k: flat.get(k) for k in keys}
+
+
+def board_pairwise(board: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The board's top-rows matrix ``{identities, p_greater}``, or None without a bootstrap."""
+    unc = board.get("uncertainty")
+    pair = unc.get("pairwise") if isinstance(unc, Mapping) else None
+    return pair if isinstance(pair, Mapping) and pair.get("identities") else None
+
+
+def render_pairwise_csv(board: Mapping[str, Any]) -> str | None:
+    """``data/boards/<id>-pairwise.csv``: P(R_a > R_b), row a, column b; None without a bootstrap."""
+    pair = board_pairwise(board)
+    if pair is None:
+        return None
+    ids = [str(i) for i in pair["identities"]]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([csv_cell(v) for v in ["identity", *ids]])
+    for ident, values in zip(ids, pair.get("p_greater") or []):
+        w.writerow([csv_cell(v) for v in [ident, *values]])
+    return buf.getvalue()
+
+
+def _uncertainty_json(board: Mapping[str, Any], snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+    settings = snapshot.get("uncertainty")
+    if not isinstance(settings, Mapping) or not settings.get("rounds") or board_pairwise(board) is None:
+        return None
+    keep = ("rounds", "seed", "interval", "tie_threshold")
+    return {**{k: settings.get(k) for k in keep}, "pairwise": dict(board_pairwise(board) or {})}
 
 
 def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], attribution: str) -> str:
@@ -108,6 +169,7 @@ def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], att
         ],
         "rows": [_row_json(r) for r in board.get("rows") or []],
         "new": [_row_json(r) for r in board.get("new") or []],
+        "uncertainty": _uncertainty_json(board, snapshot),
     }
     return dump_json(doc)
 

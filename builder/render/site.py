@@ -32,6 +32,7 @@ from builder.config import SiteConfig
 from builder.render import exports
 from builder.render.formatting import FILTERS
 from builder.render.guards import check_guards
+from builder.render.intervals import compute_interval_view, compute_tie_groups, groups_within
 from builder.render.markdown import SLOT, ContentPage, read_content_dir, render_markdown
 from builder.render.safety import CSP, model_slug, safe_url
 from builder.render.worked import compute_worked_example
@@ -208,7 +209,8 @@ def render_site(
     # front page
     if snap and not guards:
         w.page("index.html", "front.html", title=cfg.site.title, section="home",
-               description=cfg.site.description, boards=_boards(snap), stacks=snap.get("stacks") or {})
+               description=cfg.site.description, boards=_boards(snap), stacks=snap.get("stacks") or {},
+               tie_groups=_card_tie_groups(snap))
     else:
         page = content.get("index")
         w.page("index.html", "page.html", title=page.title if page else cfg.site.title, section="home",
@@ -242,7 +244,8 @@ def render_site(
            boards=(snap or {}).get("boards") or [], snapshots=snapshots,
            csv_columns=exports.BOARD_CSV_COLUMNS, family_column=exports.FAMILY_COLUMN,
            json_fields=exports.BOARD_JSON_FIELDS, snapshot_fields=exports.SNAPSHOT_FIELDS,
-           board_families=exports.board_families)
+           board_families=exports.board_families, pairwise_columns=exports.PAIRWISE_CSV_COLUMNS,
+           has_pairwise=lambda b: exports.board_pairwise(b) is not None)
 
     example = compute_worked_example(snap) if snap else None
     if snap and example is None:
@@ -363,6 +366,15 @@ def _boards(snap: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [b for b in snap.get("boards") or [] if isinstance(b, Mapping) and b.get("id")]
 
 
+def _card_tie_groups(snap: Mapping[str, Any], top: int = 5) -> dict[str, list[Any]]:
+    """Board id -> the tie groups that reach into the front-page card's top ``top`` rows."""
+    out = {}
+    for b in _boards(snap):
+        rows = list(b.get("rows") or [])
+        out[b["id"]] = groups_within(compute_tie_groups(rows), [str(r.get("identity")) for r in rows[:top]])
+    return out
+
+
 def _boards_by_id(snap: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {b["id"]: b for b in _boards(snap)}
 
@@ -425,6 +437,9 @@ def _render_boards(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex, attr
         bid = b["id"]
         w.file(f"data/boards/{bid}.csv", exports.render_board_csv(b))
         w.file(f"data/boards/{bid}.json", exports.render_board_json(b, snap, attribution))
+        pairwise = exports.render_pairwise_csv(b)
+        if pairwise is not None:
+            w.file(f"data/boards/{bid}-pairwise.csv", pairwise)
     w.page("boards/index.html", "boards.html", title="Boards", section="boards",
            description="Every role board with its top models and downloads.", boards=boards)
     for b in boards:
@@ -440,9 +455,13 @@ def _render_boards(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex, attr
             "build_passed": kind in ("mid_tier", "rote", "build_prices")
             or (not known and any(r.get("build_passed") is not None for r in rows)),
         }
+        ranked = list(b.get("rows") or [])
         w.page(f"boards/{b['id']}/index.html", "board.html", title=b.get("title") or b["id"], section="boards",
                description=b.get("description") or "", board=b, families=families, cols=cols,
-               open_weight=idx.open_weight, sources=snap.get("sources") or [])
+               open_weight=idx.open_weight, sources=snap.get("sources") or [],
+               intervals=compute_interval_view(b), tie_groups=compute_tie_groups(ranked),
+               above={str(r.get("identity")): ranked[k - 1].get("model") for k, r in enumerate(ranked) if k},
+               uncertainty=snap.get("uncertainty") or {}, pairwise=exports.board_pairwise(b) is not None)
 
 
 def _render_models(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex) -> None:
@@ -514,6 +533,9 @@ def _render_archived_downloads(w: SiteWriter, snap: Mapping[str, Any], attributi
     for b in _boards(snap):
         w.file(f"data/archive/{day}/{b['id']}.csv", exports.render_board_csv(b))
         w.file(f"data/archive/{day}/{b['id']}.json", exports.render_board_json(b, snap, attribution))
+        pairwise = exports.render_pairwise_csv(b)
+        if pairwise is not None:
+            w.file(f"data/archive/{day}/{b['id']}-pairwise.csv", pairwise)
 
 
 def _archive_entry(s: Mapping[str, Any], current: bool) -> dict[str, Any]:
@@ -623,6 +645,8 @@ def _render_methodology(w: SiteWriter, cfg: SiteConfig, page: ContentPage | None
     slots = {
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
         "worked-example": env.get_template("_worked_example.html").render(slot_ctx),
+        "uncertainty-settings": env.get_template("_uncertainty_method.html").render(
+            {**slot_ctx, "u": (snap or {}).get("uncertainty")}),
     }
     if snap and snap.get("index"):
         from builder.evidence.pages import compute_estimate_accuracy
