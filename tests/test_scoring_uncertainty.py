@@ -22,11 +22,12 @@ from builder.evidence.verify import verify_site
 from builder.records import Observation
 from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.uncertainty import (
-    _percentile_linear,
-    _percentile_step,
+    BoardInput,
+    RowInput,
     competition_ranks_per_round,
     draw_uniforms,
     normal_quantiles,
+    summarise_board,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,20 +82,28 @@ def test_competition_ranks_per_round_with_ties_and_missing_rows():
                 assert got[b, j] == 1 + sum(1 for x in r[b] if not np.isnan(x) and x > r[b, j])
 
 
-@pytest.mark.parametrize("n", [1, 2, 20, 999, 1000])
-def test_percentiles_are_numpys_linear_lower_and_higher(n):
-    rng = np.random.default_rng(n)
-    s = np.sort(rng.normal(size=(n, 5)), axis=0)
-    counts = np.full(5, n)
-    for p in (0.025, 0.975):
+@pytest.mark.parametrize("rounds", [1, 2, 20, 999, 1000])
+def test_board_summary_is_numpys_percentiles_of_the_rounds(rounds):
+    rng = np.random.default_rng(rounds)
+    ranked, new = [RowInput(f"m{i}", ()) for i in range(6)], [RowInput("n0", ())]
+    board = BoardInput("b", {"f": 1.0}, tuple(ranked), tuple(new))
+    r = np.round(rng.normal(1400, 5, size=(7, rounds)), 0)  # rounded: ties between rows happen
+    got = summarise_board(board, r.T)
+    ranks = competition_ranks_per_round(r[:6].T).T
+    for j, row in enumerate(ranked + new):
+        u = got.rows[row.identity]
         # numpy interpolates from the upper neighbour when h - k >= 0.5: equal to the last bits
-        assert np.allclose(_percentile_linear(s, counts, p), np.percentile(s, 100 * p, axis=0, method="linear"),
-                           rtol=1e-14, atol=1e-14)
-        ranks = np.sort(rng.integers(1, 30, size=(n, 5)), axis=0)
-        assert np.array_equal(_percentile_step(ranks, counts, p, higher=False),
-                              np.percentile(ranks, 100 * p, axis=0, method="lower"))
-        assert np.array_equal(_percentile_step(ranks, counts, p, higher=True),
-                              np.percentile(ranks, 100 * p, axis=0, method="higher"))
+        assert u.r_lo == pytest.approx(np.percentile(r[j], 2.5, method="linear"), rel=1e-15)
+        assert u.r_hi == pytest.approx(np.percentile(r[j], 97.5, method="linear"), rel=1e-15)
+        assert u.rounds_scored == rounds
+        if j < 6:
+            assert u.rank_lo == np.percentile(ranks[j], 2.5, method="lower")
+            assert u.rank_hi == np.percentile(ranks[j], 97.5, method="higher")
+            assert u.p_first == np.mean(ranks[j] == 1)
+            assert u.p_above == (None if j == 0 else float(np.sum(r[j - 1] > r[j]) / rounds))
+        else:
+            assert (u.rank_lo, u.rank_ub, u.p_first, u.tied_above) == (None, None, None, None)
+    assert got.p_greater[1][2] == float(np.sum(r[1] > r[2]) / rounds) and got.p_greater[3][3] == 0.0
 
 
 # --------------------------------------------------------------------------- synthetic worlds
@@ -327,7 +336,7 @@ def test_the_method_is_untouched_on_the_real_files(tmp_path, shared_data):
     cfg = SiteConfig.model_validate(data)
     fetch_all(cfg, ROOT, live=False, progress=False, now=NOW)
     real = gather_inputs(cfg, ROOT)
-    on = compute_snapshot(real, cfg, NOW, None)
+    on = compute_snapshot(real, with_rounds(cfg, 200), NOW, None)
     assert sum(len(b["rows"]) for b in on["boards"]) > 40
     assert_method_untouched(compute_snapshot(real, with_rounds(cfg, 0), NOW, None), on)
     check_recompute_is_exact(on)
@@ -359,8 +368,11 @@ def test_recompute_rebuilds_the_bundled_bootstrap_bit_for_bit(bundled_snapshot):
     check_recompute_is_exact(bundled_snapshot)
 
 
-def test_recompute_rebuilds_the_synthetic_bootstrap_bit_for_bit(truth):
-    check_recompute_is_exact(truth[0])
+def test_recompute_rebuilds_the_synthetic_bootstrap_bit_for_bit():
+    obs, _ = true_quality_world(seed=3)
+    keep = {f"m{i:03}" for i in range(0, 196, 4)} | {"iso0", "iso2"}
+    cfg = world_config(["alpha", "beta", "gamma"], rounds=300, seed=11)
+    check_recompute_is_exact(compute_snapshot(inputs([o for o in obs if o.identity in keep]), cfg, NOW, None))
 
 
 def test_evidence_carries_the_inputs_a_rederivation_needs(bundled_snapshot):
@@ -376,12 +388,12 @@ def test_evidence_carries_the_inputs_a_rederivation_needs(bundled_snapshot):
         assert all(r["r_lo"] is not None and r["rank_ub"] is not None for r in b["rows"])
 
 
-def test_verify_checks_the_bootstrap_and_names_a_tampered_value(tmp_path, bundled, bundled_snapshot):
+def test_verify_checks_the_bootstrap_and_names_a_tampered_value(tmp_path, bundled):
     from builder.render.site import render_site
 
-    cfg, _ = bundled
+    cfg, data = bundled
     out = tmp_path / "site"
-    render_site(bundled_snapshot, [], cfg, ROOT, out, now=NOW)
+    render_site(compute_snapshot(data, with_rounds(cfg, 200), NOW, None), [], cfg, ROOT, out, now=NOW)
     result = verify_site(out)
     assert result.ok, result.output
     for kind in ("board interval bound", "board rank range", "board rank (UB)", "board P(rank 1)", "board tie",

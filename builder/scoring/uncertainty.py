@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from builder.records import Observation
 from builder.scoring.calibrate import MIN_OVERLAP, Calibration
@@ -314,19 +315,21 @@ def compute_bootstrap_problem(
         fits.append(FitInput(c.source, c.feed, c.release, c.mu, c.sigma, c.alpha, c.beta, keys, raws, anchors,
                              residuals, slots, tuple(o.raw for o in rows)))
 
-    per_identity: dict[str, list[BootstrapObservation]] = {}
+    # per identity and family, the value slots in ascending (feed, release, model)
+    members: dict[str, dict[str, list[tuple[tuple[str, str, str], int]]]] = {}
     for o in observations:
-        if id(o) in slot_of and o.feed in by_feed:
-            per_identity.setdefault(o.identity, []).append(o)
+        slot = slot_of.get(id(o))
+        if slot is None:
+            continue
+        for fam in by_feed.get(o.feed, ()):
+            members.setdefault(o.identity, {}).setdefault(fam, []).append(((o.feed, o.release, o.model), slot))
+    family_slots = {ident: {fam: tuple(s for _, s in sorted(rows)) for fam, rows in fams.items()}
+                    for ident, fams in members.items()}
 
     def row_input(identity: str, weights: Mapping[str, float]) -> RowInput:
-        fams = []
-        for fam in sorted(f for f, w in weights.items() if w > 0):
-            members = sorted((o for o in per_identity.get(identity, []) if fam in by_feed[o.feed]),
-                             key=lambda o: (o.feed, o.release, o.model))
-            if members:
-                fams.append((fam, tuple(slot_of[id(o)] for o in members)))
-        return RowInput(identity, tuple(fams))
+        have = family_slots.get(identity, {})
+        return RowInput(identity, tuple((fam, have[fam]) for fam in sorted(f for f, w in weights.items() if w > 0)
+                                        if fam in have))
 
     board_inputs = tuple(
         BoardInput(b.id, dict(b.weights), tuple(row_input(i, b.weights) for i in b.ranked),
@@ -374,179 +377,320 @@ _E = (6.6579046435011037772, 5.4637849111641143699, 1.7848265399172913358, 0.296
 _F = (1.0, 0.599832206555887937690, 0.136929880922735805310, 0.0148753612908506148525,
       7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15)
 
+# The kernels below are compiled (numba, no fast-math: every + - * / and sqrt is one IEEE
+# operation in the order written, math.log is the C library's, as in CPython), so they do
+# exactly what the standard-library re-derivation does, one round after the other.
 
-def _horner(coef: Sequence[float], r: Floats) -> Floats:
-    acc = np.full_like(r, coef[-1])
-    for c in reversed(coef[:-1]):
-        acc = acc * r + c
+
+@njit(cache=True, nogil=True)
+def _poly(c: tuple[float, ...], r: float) -> float:
+    """sum(c[i] * r**i) as ((c7 r + c6) r + ...) r + c0."""
+    acc = c[7]
+    for i in range(6, -1, -1):
+        acc = acc * r + c[i]
     return acc
 
 
-def normal_quantiles(p: Floats) -> Floats:
-    """Phi^-1(p) elementwise by AS241 (|error| < 1e-16), any shape; p in [0, 1), 0 read as 2**-53.
-
-    The logarithm of the tails is Python's ``math.log``, so the values are the standard-library
-    computation's, bit for bit.
-    """
-    p = np.where(p > 0.0, p, SMALLEST_P)
+@njit(cache=True, nogil=True)
+def _ppnd(p: float) -> float:
+    """Phi^-1(p) by AS241 (|error| < 1e-16); p in [0, 1), 0 read as 2**-53."""
+    if not p > 0.0:
+        p = SMALLEST_P
     q = p - 0.5
-    out = np.empty_like(p)
-    central = np.abs(q) <= 0.425
-    qc = q[central]
-    r = 0.180625 - qc * qc
-    out[central] = qc * _horner(_A, r) / _horner(_B, r)
-    tail = ~central
-    qt, pt = q[tail], p[tail]
-    small = np.where(qt <= 0.0, pt, 1.0 - pt)
-    r = np.sqrt(-np.array([math.log(v) for v in small.tolist()], dtype=np.float64))
-    x = np.empty_like(r)
-    near = r <= 5.0
-    rn = r[near] - 1.6
-    x[near] = _horner(_C, rn) / _horner(_D, rn)
-    rf = r[~near] - 5.0
-    x[~near] = _horner(_E, rf) / _horner(_F, rf)
-    out[tail] = np.where(qt < 0.0, -x, x)
+    if abs(q) <= 0.425:
+        r = 0.180625 - q * q
+        return q * _poly(_A, r) / _poly(_B, r)
+    r = p if q <= 0.0 else 1.0 - p
+    r = math.sqrt(-math.log(r))
+    if r <= 5.0:
+        r = r - 1.6
+        x = _poly(_C, r) / _poly(_D, r)
+    else:
+        r = r - 5.0
+        x = _poly(_E, r) / _poly(_F, r)
+    return -x if q < 0.0 else x
+
+
+@njit(cache=True, nogil=True)
+def _normal_quantiles(p: Floats, out: Floats) -> None:
+    for i in range(p.shape[0]):
+        out[i] = _ppnd(p[i])
+
+
+def normal_quantiles(p: Floats) -> Floats:
+    """Phi^-1(p) elementwise (any shape), the kernel every Arena draw uses."""
+    flat = np.ascontiguousarray(p, dtype=np.float64).ravel()
+    out = np.empty_like(flat)
+    _normal_quantiles(flat, out)
+    return out.reshape(np.shape(p))
+
+
+@njit(cache=True, nogil=True)
+def _draw_arena(u: Floats, rating: Floats, sd: Floats, values: Floats) -> None:
+    """values[b, i] = rating[i] + sd[i] * Phi^-1(u[b, i]) for the Arena slots."""
+    for b in range(u.shape[0]):
+        for i in range(rating.shape[0]):
+            values[b, i] = rating[i] + sd[i] * _ppnd(u[b, i])
+
+
+@njit(cache=True, nogil=True)
+def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, scored_raws: Floats,
+           slot0: int, min_overlap: int, arena_values: Floats, values: Floats) -> None:
+    """One fit in every round: resample, refit, calibrate + residual; NaN when the refit fails.
+
+    ``u[b, col:col + n]`` pick the resample, ``u[b, col + n:col + n + m]`` the residuals;
+    ``arena_values[b, i]``: the round's Arena draws; writes ``values[slot0 + j, b]``.
+    """
+    n, m = raws.shape[0], scored_raws.shape[0]
+    for b in range(u.shape[0]):
+        xs = np.empty(n)
+        arena = np.empty(n)
+        for i in range(n):
+            k = min(int(u[b, col + i] * n), n - 1)
+            xs[i] = raws[k]
+            arena[i] = arena_values[b, anchors[k]]
+        total = 0.0
+        for i in range(n):
+            total += xs[i]
+        mu = total / n
+        total = 0.0
+        lo = xs[0]
+        hi = xs[0]
+        for i in range(n):
+            d = xs[i] - mu
+            total += d * d
+            lo = min(lo, xs[i])
+            hi = max(hi, xs[i])
+        sigma = math.sqrt(total / n)
+        ok = n >= min_overlap and hi != lo and sigma > 0.0
+        alpha = 0.0
+        beta = 0.0
+        if ok:
+            total = 0.0
+            for i in range(n):
+                total += arena[i]
+            alpha = total / n
+            num = 0.0
+            den = 0.0
+            for i in range(n):
+                z = (xs[i] - mu) / sigma
+                num += z * (arena[i] - alpha)
+                den += z * z
+            beta = num / den
+            ok = beta > 0.0
+        for j in range(m):
+            k = min(int(u[b, col + n + j] * n), n - 1)
+            values[slot0 + j, b] = alpha + beta * (scored_raws[j] - mu) / sigma + residuals[k] if ok else np.nan
+
+
+@njit(cache=True, nogil=True)
+def _round_r(values: Floats, idx: Ints, weights: Floats, out: Floats) -> None:
+    """out[b, p] = R of row p in round b: families f ascending, slots idx[p, f, :] (-1 ends).
+
+    ``values[s, b]``: slot s in round b. Per round the operations are those of one row after
+    the other; the loop over rounds is innermost only so that it runs over contiguous memory.
+    """
+    rounds = values.shape[1]
+    acc = np.empty(rounds)
+    cnt = np.empty(rounds, dtype=np.int64)
+    num = np.empty(rounds)
+    den = np.empty(rounds)
+    for p in range(idx.shape[0]):
+        num[:] = 0.0
+        den[:] = 0.0
+        for f in range(idx.shape[1]):
+            acc[:] = 0.0
+            cnt[:] = 0
+            for k in range(idx.shape[2]):
+                s = idx[p, f, k]
+                if s < 0:
+                    break
+                for b in range(rounds):
+                    v = values[s, b]
+                    if v == v:
+                        acc[b] += v
+                        cnt[b] += 1
+            w = weights[f]
+            for b in range(rounds):
+                if cnt[b] > 0:
+                    num[b] += w * (acc[b] / cnt[b])
+                    den[b] += w
+        for b in range(rounds):
+            out[b, p] = num[b] / den[b] if den[b] > 0.0 else np.nan
+
+
+@njit(cache=True, nogil=True)
+def _ranks_of_round(row: Floats, order: Ints, out: Ints) -> None:
+    """out[j] = 1 + number of entries of ``row`` strictly greater than row[j] (0 where it is NaN).
+
+    ``order``: the positions of ``row`` by descending value, NaN last (equal values adjacent).
+    """
+    start = 0
+    for t in range(order.shape[0]):
+        v = row[order[t]]
+        if not v == v:
+            for rest in range(t, order.shape[0]):
+                out[order[rest]] = 0
+            return
+        if t > 0 and v != row[order[t - 1]]:
+            start = t
+        out[order[t]] = start + 1
+
+
+def _descending(rt: Floats) -> Ints:
+    """Per row of ``rt`` the positions by descending value, NaN last."""
+    return np.argsort(-rt, axis=1)
+
+
+@njit(cache=True, nogil=True)
+def _competition_ranks(rt: Floats, order: Ints, out: Ints) -> None:
+    for b in range(rt.shape[0]):
+        _ranks_of_round(rt[b], order[b], out[b])
+
+
+def competition_ranks_per_round(r: Floats) -> Ints:
+    """Per round, 1 + the number of rows with a strictly greater R; 0 where R is NaN. (B, n) -> (B, n)."""
+    rt = np.ascontiguousarray(r, dtype=np.float64)
+    out = np.empty(rt.shape, dtype=np.int64)
+    if rt.size:
+        _competition_ranks(rt, _descending(rt), out)
     return out
 
 
-def positions(u: Floats, n: int) -> Ints:
-    """floor(u * n) (at most n - 1): a uniform as a position among ``n``."""
-    return np.minimum((u * n).astype(np.int64), n - 1)
+@njit(cache=True, nogil=True)
+def _percentile(s: Floats, c: int, p: float) -> float:
+    """Linear interpolation on ascending s[:c]: h = p (c - 1), s[k] + (h - k) (s[k+1] - s[k])."""
+    h = p * (c - 1)
+    k = int(math.floor(h))
+    k1 = min(k + 1, c - 1)
+    return s[k] + (h - k) * (s[k1] - s[k])
 
 
-def _seqsum(x: Floats) -> Floats:
-    """Row sums, left to right (shape (B, n) -> (B,)); 0.0 for no columns."""
-    if x.shape[1] == 0:
-        return np.zeros(x.shape[0])
-    return np.add.accumulate(x, axis=1)[:, -1]
+@njit(cache=True, nogil=True)
+def _rank_at(hist: Ints, position: int) -> int:
+    """The value at ``position`` of the sorted ranks whose counts are ``hist`` (hist[v] rounds at rank v)."""
+    seen = 0
+    for v in range(hist.shape[0]):
+        seen += hist[v]
+        if seen > position:
+            return v
+    return hist.shape[0] - 1
+
+
+@njit(cache=True, nogil=True)
+def _summarise(r: Floats, sr: Floats, ranks: Ints, top: int, p_lo: float, p_hi: float, lo: Floats, hi: Floats,
+               n_valid: Ints, rank_lo: Ints, rank_hi: Ints, first: Ints, above: Ints, greater: Ints) -> None:
+    """Per row (``r``: its R over the rounds, (rows, B); ``sr``: the same sorted, NaN last) its
+    interval; per ranked row (``ranks``: its rank in each round, (ranked, B), 0 without an R)
+    its rank range, rounds ranked first and rounds the row above is ahead; the top rows' counts."""
+    rows, rounds = r.shape
+    n_ranked = ranks.shape[0]
+    for j in range(rows):
+        c = rounds
+        while c > 0 and not sr[j, c - 1] == sr[j, c - 1]:
+            c -= 1
+        n_valid[j] = c
+        if c > 0:
+            lo[j] = _percentile(sr[j], c, p_lo)
+            hi[j] = _percentile(sr[j], c, p_hi)
+        else:
+            lo[j] = np.nan
+            hi[j] = np.nan
+        if j < n_ranked:
+            hist = np.zeros(n_ranked + 1, dtype=np.int64)
+            for b in range(rounds):
+                hist[ranks[j, b]] += 1
+            first[j] = hist[1]
+            hist[0] = 0  # rounds without an R hold no rank
+            if c > 0:
+                rank_lo[j] = _rank_at(hist, int(math.floor(p_lo * (c - 1))))
+                rank_hi[j] = _rank_at(hist, int(math.ceil(p_hi * (c - 1))))
+            if j > 0:
+                ahead = 0
+                for b in range(rounds):
+                    if r[j - 1, b] > r[j, b]:
+                        ahead += 1
+                above[j] = ahead
+        if j < top:
+            for other in range(top):
+                count = 0
+                for b in range(rounds):
+                    if r[j, b] > r[other, b]:
+                        count += 1
+                greater[j, other] = count
 
 
 # --------------------------------------------------------------------------- rounds
 
 
 def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
-    """Every value slot in every round, shape (B, slots); NaN where the round dropped the feed.
+    """Every value slot in every round, shape (slots, B); NaN where the round dropped the feed.
 
     ``u``: the rounds' uniforms, shape (B, draws_per_round), each row in the documented order.
     """
     rounds = u.shape[0]
-    values = np.empty((rounds, problem.slots))
-    n_arena = len(problem.arena)
+    values = np.empty((problem.slots, rounds))
     rating = np.array([a.rating for a in problem.arena], dtype=np.float64)
     sd = np.array([a.sd for a in problem.arena], dtype=np.float64)
-    values[:, :n_arena] = rating + sd * normal_quantiles(u[:, :n_arena])
-    col = n_arena
-    rows = np.arange(rounds)[:, None]
+    arena = np.empty((rounds, len(rating)))  # round-major: a refit looks up its anchors per round
+    if len(rating):
+        _draw_arena(u, rating, sd, arena)
+    values[:len(rating)] = arena.T
+    col = len(problem.arena)
     for fit in problem.fits:
-        n, m = len(fit.overlap), len(fit.scored_slots)
-        pick = positions(u[:, col:col + n], n)
-        res_pick = positions(u[:, col + n:col + n + m], n)
-        col += n + m
-        x = np.asarray(fit.raws, dtype=np.float64)[pick]
-        a = values[rows, np.asarray(fit.anchors, dtype=np.int64)[pick]]
-        mu = _seqsum(x) / n
-        d = x - mu[:, None]
-        sigma = np.sqrt(_seqsum(d * d) / n)
-        same = x.max(axis=1) == x.min(axis=1)
-        alpha = _seqsum(a) / n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = d / sigma[:, None]
-            beta = _seqsum(z * (a - alpha[:, None])) / _seqsum(z * z)
-            ok = (n >= MIN_OVERLAP) & ~same & (sigma > 0) & (beta > 0)
-            raw = np.asarray(fit.scored_raws, dtype=np.float64)
-            cal = (alpha[:, None] + beta[:, None] * (raw[None, :] - mu[:, None]) / sigma[:, None]
-                   + np.asarray(fit.residuals, dtype=np.float64)[res_pick])
-        cal[~ok] = np.nan
-        if m:
-            values[:, fit.scored_slots[0]:fit.scored_slots[0] + m] = cal
+        if fit.scored_slots:
+            _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
+                   np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64),
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values)
+        col += len(fit.overlap) + len(fit.scored_slots)
     return values
 
 
 def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], values: Floats) -> Floats:
-    """R of each row in each round, shape (B, len(rows)); NaN where no family is present."""
-    rounds = values.shape[0]
+    """R of each row in each round, shape (B, len(rows)); NaN where no family is present.
+
+    ``values``: shape (slots, B). Sums run left to right: a family's values in slot order,
+    the families in ascending id.
+    """
     fams = sorted(f for f, w in weights.items() if w > 0)
-    num = np.zeros((rounds, len(rows)))
-    den = np.zeros((rounds, len(rows)))
-    for fam in fams:
-        members = [dict(r.families).get(fam, ()) for r in rows]
-        depth = max((len(s) for s in members), default=0)
-        if depth == 0:
-            continue
-        acc = np.zeros((rounds, len(rows)))
-        cnt = np.zeros((rounds, len(rows)))
-        for k in range(depth):
-            idx = np.array([s[k] if k < len(s) else -1 for s in members], dtype=np.int64)
-            v = values[:, np.maximum(idx, 0)]
-            ok = (idx >= 0)[None, :] & ~np.isnan(v)
-            acc = np.where(ok, acc + v, acc)
-            cnt += ok
-        present = cnt > 0
-        w = float(weights[fam])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = acc / cnt
-        num = np.where(present, num + w * mean, num)
-        den = np.where(present, den + w, den)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+    depth = max((len(slots) for r in rows for _, slots in r.families), default=0)
+    idx = np.full((len(rows), len(fams), max(depth, 1)), -1, dtype=np.int64)
+    for p, row in enumerate(rows):
+        slots_of = dict(row.families)
+        for f, fam in enumerate(fams):
+            for k, s in enumerate(slots_of.get(fam, ())):
+                idx[p, f, k] = s
+    out = np.empty((values.shape[1], len(rows)))
+    if len(rows):
+        _round_r(values, idx, np.array([float(weights[f]) for f in fams], dtype=np.float64), out)
+    return out
 
 
-def competition_ranks_per_round(r: Floats) -> Ints:
-    """Per round, 1 + the number of rows with a strictly greater R; 0 where R is NaN. (B, n) -> (B, n)."""
-    rounds, n = r.shape
-    if n == 0:
-        return np.zeros((rounds, 0), dtype=np.int64)
-    order = np.argsort(-r, axis=1, kind="stable")  # NaN last
-    ordered = np.take_along_axis(r, order, axis=1)
-    starts = np.ones((rounds, n), dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    first = np.maximum.accumulate(np.where(starts, np.arange(n)[None, :], 0), axis=1)
-    ranks = np.empty((rounds, n), dtype=np.int64)
-    np.put_along_axis(ranks, order, first + 1, axis=1)
-    ranks[np.isnan(r)] = 0
-    return ranks
+def summarise_board(board: BoardInput, r: Floats) -> BoardUncertainty:
+    """Interval, rank range, P(first), Rank (UB), ties and the top rows' matrix of one board.
 
-
-def _percentile_linear(s: Floats, n: Ints, p: float) -> Floats:
-    """Per column of ascending ``s`` (valid values first), the linear percentile of its ``n`` values."""
-    h = p * (n - 1)
-    k = np.floor(h).astype(np.int64)
-    k1 = np.minimum(k + 1, n - 1)
-    cols = np.arange(s.shape[1])
-    lo, hi = s[np.maximum(k, 0), cols], s[np.maximum(k1, 0), cols]
-    return lo + (h - k) * (hi - lo)
-
-
-def _percentile_step(s: Ints, n: Ints, p: float, higher: bool) -> Ints:
-    h = p * (n - 1)
-    k = (np.ceil(h) if higher else np.floor(h)).astype(np.int64)
-    return s[np.maximum(k, 0), np.arange(s.shape[1])]
-
-
-def summarise_board(board: BoardInput, values: Floats) -> BoardUncertainty:
-    """Interval, rank range, P(first), Rank (UB), ties and the top rows' matrix of one board."""
-    rounds = values.shape[0]
+    ``r``: R of the board's rows (ranked, then new) in every round, shape (B, rows).
+    """
+    r = np.asarray(r, dtype=np.float64)
     rows = [*board.ranked, *board.new]
-    r = compute_round_r(rows, board.weights, values)
-    valid = ~np.isnan(r)
-    n_valid = valid.sum(axis=0)
-    s = np.sort(r, axis=0)
-    lo = _percentile_linear(s, n_valid, INTERVAL[0])
-    hi = _percentile_linear(s, n_valid, INTERVAL[1])
+    rounds, n_rows = r.shape
     n_ranked = len(board.ranked)
-    rr = r[:, :n_ranked]
-    ranks = competition_ranks_per_round(rr)
-    big = np.iinfo(np.int64).max
-    rs = np.sort(np.where(ranks > 0, ranks, big), axis=0)
+    top = min(PAIRWISE_TOP, n_ranked)
+    lo, hi = np.empty(n_rows), np.empty(n_rows)
+    n_valid = np.zeros(n_rows, dtype=np.int64)
+    rank_lo, rank_hi = np.zeros(n_ranked, dtype=np.int64), np.zeros(n_ranked, dtype=np.int64)
+    first, above = np.zeros(n_ranked, dtype=np.int64), np.zeros(n_ranked, dtype=np.int64)
+    greater = np.zeros((top, top), dtype=np.int64)
+    if n_rows:
+        by_row = np.ascontiguousarray(r.T)
+        ranks = np.ascontiguousarray(competition_ranks_per_round(r[:, :n_ranked]).T)
+        _summarise(by_row, np.sort(by_row, axis=1), ranks, top, INTERVAL[0], INTERVAL[1], lo, hi, n_valid,
+                   rank_lo, rank_hi, first, above, greater)
     nv = n_valid[:n_ranked]
-    rank_lo = _percentile_step(rs, nv, INTERVAL[0], higher=False)
-    rank_hi = _percentile_step(rs, nv, INTERVAL[1], higher=True)
-    first = (ranks == 1).sum(axis=0)
-    above = (rr[:, :-1] > rr[:, 1:]).sum(axis=0) if n_ranked > 1 else np.zeros(0, dtype=np.int64)
-    out: dict[str, RowUncertainty] = {}
-    lows = np.sort(lo[:n_ranked][n_valid[:n_ranked] > 0])
-    # rows whose lower bound is strictly above each upper bound
+    lows = np.sort(lo[:n_ranked][nv > 0])
+    # ranked rows whose lower bound is strictly above each row's upper bound
     beaten = len(lows) - np.searchsorted(lows, hi[:n_ranked], side="right")
+    out: dict[str, RowUncertainty] = {}
     for j, row in enumerate(rows):
         scored = int(n_valid[j])
         r_lo = float(lo[j]) if scored else None
@@ -554,33 +698,48 @@ def summarise_board(board: BoardInput, values: Floats) -> BoardUncertainty:
         if j >= n_ranked:
             out[row.identity] = RowUncertainty(r_lo, r_hi, None, None, None, None, None, None, scored)
             continue
-        p_above = float(above[j - 1] / rounds) if j > 0 else None
+        p_above = int(above[j]) / rounds if j > 0 else None
         out[row.identity] = RowUncertainty(
             r_lo=r_lo,
             r_hi=r_hi,
             rank_lo=int(rank_lo[j]) if scored else None,
             rank_hi=int(rank_hi[j]) if scored else None,
             rank_ub=1 + int(beaten[j]) if scored else None,
-            p_first=float(first[j] / rounds),
+            p_first=int(first[j]) / rounds,
             p_above=p_above,
-            tied_above=None if p_above is None else bool(p_above < TIE_THRESHOLD),
+            tied_above=None if p_above is None else p_above < TIE_THRESHOLD,
             rounds_scored=scored,
         )
-    top = min(PAIRWISE_TOP, n_ranked)
-    tr = rr[:, :top]
-    greater = (tr[:, :, None] > tr[:, None, :]).sum(axis=0)
-    matrix = tuple(tuple(float(greater[a, b] / rounds) for b in range(top)) for a in range(top))
+    matrix = tuple(tuple(int(greater[a, b]) / rounds for b in range(top)) for a in range(top))
     return BoardUncertainty(board.id, out, tuple(row.identity for row in board.ranked[:top]), matrix)
 
 
 def compute_uncertainty(problem: BootstrapProblem, rounds: int, seed: int) -> dict[str, BoardUncertainty]:
-    """Board id -> its bootstrap summary, from ``rounds`` rounds drawn from ``random.Random(seed)``."""
+    """Board id -> its bootstrap summary, from ``rounds`` rounds drawn from ``random.Random(seed)``.
+
+    Boards with the same weights (one role) share their rows' rounds: R is computed once per
+    role for the union of their rows.
+    """
     if rounds <= 0:
         return {}
     d = problem.draws_per_round
     u = draw_uniforms(seed, rounds * d).reshape(rounds, d)
     values = simulate_values(problem, u)
-    return {b.id: summarise_board(b, values) for b in problem.boards}
+    del u
+    by_weights: dict[tuple[tuple[str, float], ...], list[BoardInput]] = {}
+    for b in problem.boards:
+        by_weights.setdefault(tuple(sorted(b.weights.items())), []).append(b)
+    out: dict[str, BoardUncertainty] = {}
+    for group in by_weights.values():
+        union: dict[str, RowInput] = {}
+        for b in group:
+            for row in [*b.ranked, *b.new]:
+                union.setdefault(row.identity, row)
+        position = {ident: k for k, ident in enumerate(union)}
+        r_all = compute_round_r(list(union.values()), group[0].weights, values)
+        for b in group:
+            out[b.id] = summarise_board(b, r_all[:, [position[row.identity] for row in [*b.ranked, *b.new]]])
+    return {b.id: out[b.id] for b in problem.boards}
 
 
 # --------------------------------------------------------------------------- the snapshot
