@@ -10,7 +10,7 @@ import json
 import math
 import random
 import statistics
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,7 @@ from builder.scoring.uncertainty import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-NOW = datetime(2026, 3, 2, 6, 45, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 2, 6, 45, tzinfo=UTC)
 DAY = date(2026, 3, 1)
 
 
@@ -64,7 +64,7 @@ def test_normal_quantiles_are_as241_and_match_the_standard_library_script():
     # bit for bit the standard-library computation of recompute.py (0 is read as 2**-53)
     assert got.tolist() == [RC.normal_quantile(x if x > 0 else 2.0**-53) for x in p.tolist()]
     ref = statistics.NormalDist()
-    for x, z in zip(p.tolist()[1:], got.tolist()[1:]):
+    for x, z in zip(p.tolist()[1:], got.tolist()[1:], strict=True):
         assert z == pytest.approx(ref.inv_cdf(x), rel=1e-14, abs=1e-14)
     assert got[0] == got[1] and math.isfinite(got[0]) and got[0] < -8
 
@@ -208,7 +208,8 @@ def test_rank_ub_ties_and_matrix_follow_their_definitions(truth):
     m = pair["p_greater"]
     assert len(m) == 20 and all(len(line) == 20 and line[i] == 0.0 for i, line in enumerate(m))
     assert m[1][2] == rows[2]["uncertainty"]["p_above"]
-    assert any(r["uncertainty"]["tied_above"] for r in rows) and not all(r["uncertainty"]["tied_above"] for r in rows[1:])
+    ties = [r["uncertainty"]["tied_above"] for r in rows[1:]]
+    assert any(ties) and not all(ties)
 
 
 def degenerate_world() -> list[Observation]:
@@ -260,7 +261,7 @@ def assert_method_untouched(off: dict, on: dict) -> None:
     for a, b in zip(off["boards"], on["boards"], strict=True):
         for strip in ("rows", "new"):
             key = ("identity", "r", "score", "rank", "partial", "partial_reasons", "movement")
-            assert [tuple(str(r[k]) for k in key) for r in a[strip]] == [tuple(str(r[k]) for k in key) for r in b[strip]]
+            assert [[r[k] for k in key] for r in a[strip]] == [[r[k] for k in key] for r in b[strip]]
     assert without_uncertainty(off) == without_uncertainty(on)
     assert off["method_id"] == on["method_id"]
 
@@ -430,7 +431,8 @@ def test_downloads_carry_the_fields_under_their_exact_names(bundled_snapshot):
     doc = json.loads(render_board_json(board, bundled_snapshot, "credit"))
     assert all(set(names) <= set(r) for r in doc["rows"] + doc["new"])
     assert doc["rows"][0]["p_first"] == first["p_first"]
-    assert doc["uncertainty"]["rounds"] == 1000 and len(doc["uncertainty"]["pairwise"]["identities"]) == min(20, len(board["rows"]))
+    assert doc["uncertainty"]["rounds"] == 1000
+    assert len(doc["uncertainty"]["pairwise"]["identities"]) == min(20, len(board["rows"]))
     matrix = list(csv.reader(io.StringIO(render_pairwise_csv(board))))
     assert matrix[0][1:] == doc["uncertainty"]["pairwise"]["identities"]
     assert float(matrix[1][2]) == board["uncertainty"]["pairwise"]["p_greater"][0][1]

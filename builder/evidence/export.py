@@ -122,8 +122,8 @@ def _uncertainty_settings(snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
     u = snapshot.get("uncertainty")
     if not isinstance(u, Mapping) or not u.get("rounds"):
         return None
-    return {"rounds": u["rounds"], "seed": u["seed"], "interval": list(u["interval"]), "tieThreshold": u["tie_threshold"],
-            "pairwiseTop": u["pairwise_top"], "arenaSdDivisor": u["arena_sd_divisor"],
+    return {"rounds": u["rounds"], "seed": u["seed"], "interval": list(u["interval"]),
+            "tieThreshold": u["tie_threshold"], "pairwiseTop": u["pairwise_top"], "arenaSdDivisor": u["arena_sd_divisor"],
             "drawsPerRound": u.get("draws_per_round"), "drawOrder": list(DRAW_ORDER)}
 
 
@@ -161,15 +161,15 @@ def compute_boards_evidence(snapshot: Mapping[str, Any], site_url: str) -> dict[
         "arenaTextFeed": text_feed,
         "families": {k: list(v["feeds"]) for k, v in snapshot["families"].items()},
         "calibrations": [
-            {**{k: c.get(k) for k in ("source", "feed", "release", "n", "overlap", "mu", "sigma", "alpha", "beta", "used",
-                                      "reason")},
+            {**{k: c.get(k) for k in ("source", "feed", "release", "n", "overlap", "mu", "sigma", "alpha", "beta",
+                                      "used", "reason")},
              "residuals": _residuals(c, selected, text_feed)}
             for c in snapshot["calibration"]
         ],
         "selected": [{k: o.get(k) for k in ("identity", "model", "feed", "release", "raw")} for o in selected],
         "observations": [
-            {**{k: o.get(k) for k in ("identity", "model", "source", "feed", "evaluator", "release", "raw", "calibrated",
-                                      "date", "url")},
+            {**{k: o.get(k) for k in ("identity", "model", "source", "feed", "evaluator", "release", "raw",
+                                      "calibrated", "date", "url")},
              "q025": interval(o, "rating_q025"), "q975": interval(o, "rating_q975")}
             for o in usable
         ],

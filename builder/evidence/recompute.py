@@ -310,7 +310,8 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
         for feed in feeds:
             fam_of.setdefault(feed, []).append(fam)
     obs = be["observations"]
-    arena = sorted((o for o in obs if o["feed"] in arena_feeds), key=lambda o: (o["feed"], o["identity"], o["release"], o["model"]))
+    arena = sorted((o for o in obs if o["feed"] in arena_feeds),
+                   key=lambda o: (o["feed"], o["identity"], o["release"], o["model"]))
     slot = {id(o): i for i, o in enumerate(arena)}
     draws = [(o["raw"], arena_sd(o, u["arenaSdDivisor"])) for o in arena]
     anchor: dict[str, int] = {}
@@ -322,7 +323,8 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
     for c in sorted(be["calibrations"], key=lambda c: (c["source"], c["feed"], c["release"])):
         if not c["used"] or c["feed"] not in fam_of:
             continue
-        rows = sorted((o for o in obs if (o["source"], o["feed"], o["release"]) == (c["source"], c["feed"], c["release"])),
+        key = (c["source"], c["feed"], c["release"])
+        rows = sorted((o for o in obs if (o["source"], o["feed"], o["release"]) == key),
                       key=lambda o: (o["identity"], o["model"]))
         raw_of: dict[str, float] = {}
         for o in rows:
@@ -489,7 +491,8 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
         if pub.get("identities") == matrix["identities"] and pub.get("p_greater") == matrix["p_greater"]:
             tally.ok["board pairwise matrix"] += 1
         else:
-            tally.misses.append(f"board pairwise matrix: {board['id']}: the published top-{len(matrix['identities'])} matrix differs")
+            top = len(matrix["identities"])
+            tally.misses.append(f"board pairwise matrix: {board['id']}: the published top-{top} matrix differs")
 
 
 # ---------------------------------------------------------------- main

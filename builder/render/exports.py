@@ -32,12 +32,14 @@ BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("available_share", "float", "present preset weight / weight of families available in the snapshot, 0..1"),
     ("r_lo", "float", "2.5 percentile of R over the bootstrap rounds, Arena scale; empty when the bootstrap is off"),
     ("r_hi", "float", "97.5 percentile of R over the bootstrap rounds, Arena scale"),
-    ("rank_lo", "integer", "best plausible rank: 2.5 percentile (lower) of the rank over the rounds; empty in the new strip"),
+    ("rank_lo", "integer", "best plausible rank: 2.5 percentile (lower) of the rank over the rounds; "
+                           "empty in the new strip"),
     ("rank_hi", "integer", "worst plausible rank: 97.5 percentile (higher) of the rank over the rounds"),
     ("rank_ub", "integer", "Rank (UB): 1 + number of ranked rows whose r_lo is above this row's r_hi"),
     ("p_first", "float", "share of bootstrap rounds in which the row ranks 1"),
     ("p_above", "float", "share of bootstrap rounds in which the row directly above has a greater R"),
-    ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; empty on the first row"),
+    ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; "
+                              "empty on the first row"),
     ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
     ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
     ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
@@ -76,8 +78,8 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("prices", "token price entries (per token, blended per million) and PirateBench build records"),
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
     ("uncertainty", "bootstrap settings (rounds, seed, interval, tie_threshold, pairwise_top, draws_per_round); "
-                    "each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above, "
-                    "rounds_scored} and each board's uncertainty.pairwise"),
+                    "each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, "
+                    "tied_above, rounds_scored} and each board's uncertainty.pairwise"),
     ("arena, evals, index", "sections filled by later stages, or null"),
 )
 
@@ -136,7 +138,7 @@ def render_pairwise_csv(board: Mapping[str, Any]) -> str | None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([csv_cell(v) for v in ["identity", *ids]])
-    for ident, values in zip(ids, pair.get("p_greater") or []):
+    for ident, values in zip(ids, pair.get("p_greater") or [], strict=False):
         w.writerow([csv_cell(v) for v in [ident, *values]])
     return buf.getvalue()
 

@@ -55,8 +55,10 @@ Arithmetic. Every sum runs left to right from 0.0 in a fixed order: a refit's su
 order; a family's values in ascending (feed, release, model); families in ascending id. The
 Arena text rating of a key is its text-feed rating (the highest, with several text feeds).
 A standard-library re-derivation (``builder/evidence/recompute.py``, shipped with the site)
-repeats these operations one by one and reproduces every value bit for bit; this module does
-the same IEEE operations on numpy arrays, all rounds at once.
+repeats these operations one by one and reproduces every value bit for bit. This module
+draws the same stream at once (numpy's MT19937 started from ``random.Random(seed)``'s own
+state) and runs the same IEEE operations in compiled kernels (numba without fast-math: no
+reordering, no fused multiply-add, the C library's ``log`` as in CPython).
 """
 
 from __future__ import annotations
@@ -307,9 +309,9 @@ def compute_bootstrap_problem(
         raws = tuple(raw_of[k] for k in keys)
         anchors = tuple(anchor_slot[k] for k in keys)
         residuals = tuple(fit_residual(arena[a].rating, x, c.mu, c.sigma, c.alpha, c.beta)
-                          for a, x in zip(anchors, raws))
+                          for a, x in zip(anchors, raws, strict=True))
         slots = tuple(range(next_slot, next_slot + len(rows)))
-        for o, s in zip(rows, slots):
+        for o, s in zip(rows, slots, strict=True):
             slot_of[id(o)] = s
         next_slot += len(rows)
         fits.append(FitInput(c.source, c.feed, c.release, c.mu, c.sigma, c.alpha, c.beta, keys, raws, anchors,

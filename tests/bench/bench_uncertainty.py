@@ -24,7 +24,7 @@ import importlib.util
 import json
 import sys
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,7 @@ from builder.scoring.index import compute_index_section  # noqa: E402
 from builder.scoring.select import identify, select_observations  # noqa: E402
 
 LIMIT = 1.0
-NOW = datetime(2026, 11, 30, 6, 45, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 6, 45, tzinfo=UTC)
 DAY = date(2026, 11, 20)
 # feed, source, evaluator, (intercept, slope per Arena point, noise), share of models rated, percent
 FEEDS = [
@@ -141,7 +141,8 @@ def main() -> int:
     print(f"draws per round: {snap['uncertainty']['draws_per_round']}, rounds: {a.rounds}")
     print(f"{'':<34} {'wall s':>8} {'cpu s':>8}")
     ratios = {}
-    for label, (w0, c0, _), (w1, c1, _) in (("score stage", stage_off, stage_on), ("role boards", boards_off, boards_on)):
+    pairs = (("score stage", stage_off, stage_on), ("role boards", boards_off, boards_on))
+    for label, (w0, c0, _), (w1, c1, _) in pairs:
         print(f"{label + ', bootstrap off':<34} {w0:8.3f} {c0:8.3f}")
         print(f"{label + ', bootstrap on':<34} {w1:8.3f} {c1:8.3f}")
         print(f"{'  added by the bootstrap':<34} {w1 - w0:8.3f} {c1 - c0:8.3f}")
