@@ -453,3 +453,34 @@ def test_rounds_must_be_zero_or_enough(tmp_path):
         path.write_text(yaml.safe_dump({**base, "uncertainty": {"rounds": bad, "seed": 1}}))
         with pytest.raises(UserError, match=rf"site.yml: 1 error\(s\): uncertainty.rounds: .*{words}"):
             load_config(path)
+
+
+@pytest.mark.parametrize("rounds", [0, 200])
+def test_a_site_renders_and_verifies_with_the_bootstrap_on_and_off(tmp_path, rounds):
+    import csv
+    import io
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures.make_snapshot import make_snapshot
+
+    from builder.render.site import render_site
+
+    cfg, _ = load_config(ROOT / "tests" / "fixtures" / "site.yml")
+    snap = make_snapshot(16, seed=2, rounds=rounds)
+    out = tmp_path / "site"
+    render_site(snap, [], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=UTC))
+    result = verify_site(out)
+    assert result.ok, result.output
+    board = (out / "boards" / "orchestrator" / "index.html").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO((out / "data" / "boards" / "orchestrator.csv").read_text())))
+    method = (out / "methodology" / "index.html").read_text(encoding="utf-8")
+    pairwise = out / "data" / "boards" / "orchestrator-pairwise.csv"
+    if rounds:
+        assert "Rank (UB)" in board and "95% interval" in board and pairwise.is_file()
+        assert all(r["r_lo"] and r["rank_ub"] for r in rows if r["strip"] == "ranked")
+        assert "board interval bound" in result.output and "200 rounds from seed 42" in method
+    else:
+        assert "Rank (UB)" not in board and "95% interval" not in board and not pairwise.exists()
+        assert all(r["r_lo"] == "" and r["tied_above"] == "" for r in rows)
+        assert "board interval bound" not in result.output and "bootstrap was off" in method
