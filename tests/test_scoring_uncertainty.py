@@ -20,7 +20,8 @@ from builder.config import SiteConfig, load_config
 from builder.evidence.export import compute_boards_evidence, compute_evidence_files
 from builder.evidence.verify import verify_site
 from builder.records import Observation
-from builder.scoring.boards import ScoringInputs, compute_snapshot
+from builder.scoring.boards import ScoringInputs
+from builder.scoring.boards import compute_snapshot as compute_typed
 from builder.scoring.uncertainty import (
     BoardInput,
     RowInput,
@@ -29,10 +30,16 @@ from builder.scoring.uncertainty import (
     normal_quantiles,
     summarise_board,
 )
+from builder.snapshot import Snapshot, validate_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 3, 2, 6, 45, tzinfo=UTC)
 DAY = date(2026, 3, 1)
+
+
+def compute_snapshot(*args, **kw) -> dict:
+    """The scored snapshot as its JSON object (what the published file holds)."""
+    return compute_typed(*args, **kw).model_dump(mode="json")
 
 
 def load_recompute():
@@ -232,7 +239,8 @@ def degenerate_world() -> list[Observation]:
 
 def test_a_round_whose_refit_fails_drops_the_feed_for_that_round():
     cfg = world_config(["alpha", "flat1", "flat2"], rounds=1000)
-    snap = compute_snapshot(inputs(degenerate_world()), cfg, NOW, None)
+    typed = compute_typed(inputs(degenerate_world()), cfg, NOW, None)
+    snap = typed.model_dump(mode="json")
     fits = {c["feed"]: c for c in snap["calibration"]}
     assert fits["flat1/score"]["used"] and fits["flat2/score"]["used"] and fits["flat1/score"]["n"] == 10
     rows = {r["identity"]: r for r in snap["boards"][0]["rows"]}
@@ -240,7 +248,7 @@ def test_a_round_whose_refit_fails_drops_the_feed_for_that_round():
     # both flat feeds miss their one distinct score with chance 0.9**10 each, independently
     assert 0.80 * 1000 < orphan["rounds_scored"] < 0.95 * 1000
     assert all(r["uncertainty"]["rounds_scored"] == 1000 for i, r in rows.items() if i != "orphan")
-    check_recompute_is_exact(snap)
+    check_recompute_is_exact(typed)
 
 
 def without_uncertainty(snap: dict) -> dict:
@@ -291,15 +299,16 @@ def bundled(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def bundled_snapshot(bundled):
+def bundled_snapshot(bundled) -> Snapshot:
     cfg, data = bundled
     assert cfg.uncertainty.rounds == 1000  # the shipped default
-    return compute_snapshot(data, cfg, NOW, None)
+    return compute_typed(data, cfg, NOW, None)
 
 
 def test_the_method_is_untouched_on_the_bundled_data(bundled, bundled_snapshot):
     cfg, data = bundled
-    assert_method_untouched(compute_snapshot(data, with_rounds(cfg, 0), NOW, None), bundled_snapshot)
+    assert_method_untouched(compute_snapshot(data, with_rounds(cfg, 0), NOW, None),
+                            bundled_snapshot.model_dump(mode="json"))
 
 
 def test_the_method_is_untouched_on_the_real_files(tmp_path, shared_data):
@@ -337,18 +346,20 @@ def test_the_method_is_untouched_on_the_real_files(tmp_path, shared_data):
     cfg = SiteConfig.model_validate(data)
     fetch_all(cfg, ROOT, live=False, progress=False, now=NOW)
     real = gather_inputs(cfg, ROOT)
-    on = compute_snapshot(real, with_rounds(cfg, 200), NOW, None)
+    typed = compute_typed(real, with_rounds(cfg, 200), NOW, None)
+    on = typed.model_dump(mode="json")
     assert sum(len(b["rows"]) for b in on["boards"]) > 40
     assert_method_untouched(compute_snapshot(real, with_rounds(cfg, 0), NOW, None), on)
-    check_recompute_is_exact(on)
+    check_recompute_is_exact(typed)
 
 
 # --------------------------------------------------------------------------- re-derivation
 
 
-def check_recompute_is_exact(snap: dict) -> None:
+def check_recompute_is_exact(typed: Snapshot) -> None:
     """recompute.py, from boards-evidence.json alone, rebuilds every bootstrap value exactly."""
-    be = json.loads(json.dumps(compute_boards_evidence(snap, "https://example.org/")))
+    be = json.loads(json.dumps(compute_boards_evidence(typed, "https://example.org/")))
+    snap = typed.model_dump(mode="json")
     assert be["uncertainty"]["rounds"] == snap["uncertainty"]["rounds"] and be["uncertainty"]["drawOrder"]
     rebuilt = RC.run_rounds(be)
     fields = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above", "rounds_scored")
@@ -373,7 +384,7 @@ def test_recompute_rebuilds_the_synthetic_bootstrap_bit_for_bit():
     obs, _ = true_quality_world(seed=3)
     keep = {f"m{i:03}" for i in range(0, 196, 4)} | {"iso0", "iso2"}
     cfg = world_config(["alpha", "beta", "gamma"], rounds=300, seed=11)
-    check_recompute_is_exact(compute_snapshot(inputs([o for o in obs if o.identity in keep]), cfg, NOW, None))
+    check_recompute_is_exact(compute_typed(inputs([o for o in obs if o.identity in keep]), cfg, NOW, None))
 
 
 def test_evidence_carries_the_inputs_a_rederivation_needs(bundled_snapshot):
@@ -394,7 +405,7 @@ def test_verify_checks_the_bootstrap_and_names_a_tampered_value(tmp_path, bundle
 
     cfg, data = bundled
     out = tmp_path / "site"
-    render_site(compute_snapshot(data, with_rounds(cfg, 200), NOW, None), [], cfg, ROOT, out, now=NOW)
+    render_site(compute_typed(data, with_rounds(cfg, 200), NOW, None), [], cfg, ROOT, out, now=NOW)
     result = verify_site(out)
     assert result.ok, result.output
     for kind in ("board interval bound", "board rank range", "board rank (UB)", "board P(rank 1)", "board tie",
@@ -422,20 +433,20 @@ def test_downloads_carry_the_fields_under_their_exact_names(bundled_snapshot):
     from builder.render.exports import render_board_csv, render_board_json, render_pairwise_csv
 
     names = ["r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "tied_above"]
-    board = bundled_snapshot["boards"][0]
+    board = bundled_snapshot.boards[0]
     rows = list(csv.DictReader(io.StringIO(render_board_csv(board))))
     assert set(names) <= set(rows[0])
-    first = board["rows"][0]["uncertainty"]
+    first = board.rows[0].uncertainty.model_dump()
     assert float(rows[0]["r_lo"]) == first["r_lo"] and int(rows[0]["rank_ub"]) == first["rank_ub"]
     assert rows[0]["tied_above"] == "" and rows[1]["tied_above"] in ("true", "false")
     doc = json.loads(render_board_json(board, bundled_snapshot, "credit"))
     assert all(set(names) <= set(r) for r in doc["rows"] + doc["new"])
     assert doc["rows"][0]["p_first"] == first["p_first"]
     assert doc["uncertainty"]["rounds"] == 1000
-    assert len(doc["uncertainty"]["pairwise"]["identities"]) == min(20, len(board["rows"]))
+    assert len(doc["uncertainty"]["pairwise"]["identities"]) == min(20, len(board.rows))
     matrix = list(csv.reader(io.StringIO(render_pairwise_csv(board))))
     assert matrix[0][1:] == doc["uncertainty"]["pairwise"]["identities"]
-    assert float(matrix[1][2]) == board["uncertainty"]["pairwise"]["p_greater"][0][1]
+    assert float(matrix[1][2]) == board.uncertainty.pairwise.p_greater[0][1]
     files = compute_evidence_files(bundled_snapshot, "https://example.org/")
     assert "random.Random" in files["recompute.py"] and "board interval bound" in files["recompute.py"]
 
@@ -467,7 +478,7 @@ def test_a_site_renders_and_verifies_with_the_bootstrap_on_and_off(tmp_path, rou
     from builder.render.site import render_site
 
     cfg, _ = load_config(ROOT / "tests" / "fixtures" / "site.yml")
-    snap = make_snapshot(16, seed=2, rounds=rounds)
+    snap = validate_snapshot(make_snapshot(16, seed=2, rounds=rounds))
     out = tmp_path / "site"
     render_site(snap, [], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=UTC))
     result = verify_site(out)

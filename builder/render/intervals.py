@@ -1,7 +1,7 @@
 """What the pages print of a role board's bootstrap: interval bars, Rank (UB), tie groups.
 
-A board row may carry ``uncertainty`` (written when the snapshot was scored, see the
-Methodology page): ``r_lo``/``r_hi`` (the 2.5-97.5% interval of R over the bootstrap rounds,
+A board row may carry ``uncertainty`` (``RowUncertainty``, written when the snapshot was
+scored, see the Methodology page): ``r_lo``/``r_hi`` (the 2.5-97.5% interval of R over the bootstrap rounds,
 Arena scale), ``rank_lo``/``rank_hi``, ``rank_ub``, ``p_first``, ``p_above`` and
 ``tied_above``. A snapshot scored without the bootstrap (or before it existed) has none, and
 the pages leave the columns out. Nothing here recomputes a number; it only lays them out.
@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from builder.snapshot.models import Board, BoardRow
 
 BAR_W = 100
 "Width of an interval bar, CSS pixels."
@@ -26,20 +27,17 @@ BAR_PAD = 4
 "Space left and right of the axis inside a bar."
 
 
-def _finite(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+def interval_of(row: BoardRow) -> tuple[float, float] | None:
+    """The row's 95% interval (r_lo, r_hi), or None without one."""
+    u = row.uncertainty
+    if u is None or u.r_lo is None or u.r_hi is None or not (math.isfinite(u.r_lo) and math.isfinite(u.r_hi)):
+        return None
+    return u.r_lo, u.r_hi
 
 
-def row_uncertainty(row: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The row's bootstrap fields, or an empty mapping."""
-    unc = row.get("uncertainty")
-    return unc if isinstance(unc, Mapping) else {}
-
-
-def board_has_intervals(board: Mapping[str, Any]) -> bool:
-    """True when some row of the board (ranked or new) has a finite interval."""
-    rows = [*(board.get("rows") or []), *(board.get("new") or [])]
-    return any(_finite(row_uncertainty(r).get("r_lo")) and _finite(row_uncertainty(r).get("r_hi")) for r in rows)
+def board_has_intervals(board: Board) -> bool:
+    """True when some row of the board (ranked or new) has an interval."""
+    return any(interval_of(r) is not None for r in [*board.rows, *board.new])
 
 
 def nice_ticks(lo: float, hi: float, max_ticks: int = 4) -> list[float]:
@@ -74,14 +72,12 @@ def _px(v: float) -> float:
     return round(v, 1)
 
 
-def compute_interval_view(board: Mapping[str, Any]) -> IntervalView | None:
+def compute_interval_view(board: Board) -> IntervalView | None:
     """The bars of every row with an interval (ranked and new), or None when there is none."""
-    rows = [r for r in [*(board.get("rows") or []), *(board.get("new") or [])]
-            if _finite(row_uncertainty(r).get("r_lo")) and _finite(row_uncertainty(r).get("r_hi"))]
+    rows = [(r, iv) for r in [*board.rows, *board.new] if (iv := interval_of(r)) is not None]
     if not rows:
         return None
-    values = [float(v) for r in rows for v in (row_uncertainty(r)["r_lo"], row_uncertainty(r)["r_hi"], r.get("r"))
-              if _finite(v)]
+    values = [v for r, (a, b) in rows for v in (a, b, r.r)]
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.04 if hi > lo else 10.0
     lo, hi = lo - pad, hi + pad
@@ -91,11 +87,9 @@ def compute_interval_view(board: Mapping[str, Any]) -> IntervalView | None:
         return x0 + min(1.0, max(0.0, (float(v) - lo) / (hi - lo))) * (x1 - x0)
 
     bars: dict[str, dict[str, float]] = {}
-    for r in rows:
-        u = row_uncertainty(r)
-        a, b = x(u["r_lo"]), x(u["r_hi"])
-        bars[str(r.get("identity"))] = {"x": _px(a), "w": _px(max(b - a, 1.0)),
-                                        "cx": _px(x(r["r"])) if _finite(r.get("r")) else _px((a + b) / 2)}
+    for r, (r_lo, r_hi) in rows:
+        a, b = x(r_lo), x(r_hi)
+        bars[r.identity] = {"x": _px(a), "w": _px(max(b - a, 1.0)), "cx": _px(x(r.r))}
     ticks = tuple(nice_ticks(lo, hi))
     return IntervalView(lo, hi, ticks, tuple(_px(x(t)) for t in ticks), bars)
 
@@ -110,16 +104,15 @@ class TieGroup:
     identities: tuple[str, ...]
 
 
-def compute_tie_groups(rows: Sequence[Mapping[str, Any]]) -> list[TieGroup]:
+def compute_tie_groups(rows: Sequence[BoardRow]) -> list[TieGroup]:
     """The board's tie groups in board order (a row starts a new group unless ``tied_above``)."""
-    groups: list[list[Mapping[str, Any]]] = []
+    groups: list[list[BoardRow]] = []
     for row in rows:
-        if groups and row_uncertainty(row).get("tied_above") is True:
+        if groups and row.uncertainty is not None and row.uncertainty.tied_above is True:
             groups[-1].append(row)
         else:
             groups.append([row])
-    return [TieGroup(g[0].get("rank"), g[-1].get("rank"), tuple(str(r.get("model")) for r in g),
-                     tuple(str(r.get("identity")) for r in g))
+    return [TieGroup(g[0].rank, g[-1].rank, tuple(r.model for r in g), tuple(r.identity for r in g))
             for g in groups if len(g) > 1]
 
 

@@ -76,6 +76,7 @@ from numba import njit
 from builder.records import Observation
 from builder.scoring.calibrate import MIN_OVERLAP, Calibration
 from builder.scoring.families import feed_families
+from builder.snapshot import models as snap
 
 INTERVAL = (0.025, 0.975)
 "Lower and upper percentile (as fractions) of the interval of R and of the rank range."
@@ -87,19 +88,6 @@ ARENA_SD_DIVISOR = 3.92
 "sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
-ROW_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above", "rounds_scored")
-"A row's bootstrap fields, in download order."
-DRAW_ORDER = (
-    "One random.Random(seed) stream, read only through random(); every round reads the same number of uniforms.",
-    "1. One uniform per usable Arena observation, ascending (feed, identity, release, model): "
-    "p = u (0 read as 2**-53), value = rating + sd * Phi^-1(p) by AS241, sd = (q975 - q025) / 3.92 (0 without both).",
-    "2. Per used fit of a family feed, ascending (source, feed, release): n uniforms, overlap position floor(u * n) "
-    "each (overlap keys ascending); then one uniform per calibrated observation of that feed and release, ascending "
-    "(identity, model): its residual is the one at overlap position floor(u * n).",
-    "Sums run left to right from 0.0: a refit's in draw order, a family's values in ascending (feed, release, model), "
-    "families in ascending id. A refit with all raw scores equal or beta <= 0 drops its feed for that round.",
-)
-"The documented draw order, as published in boards-evidence.json."
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -221,10 +209,10 @@ class RowUncertainty:
     tied_above: bool | None
     rounds_scored: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {"r_lo": self.r_lo, "r_hi": self.r_hi, "rank_lo": self.rank_lo, "rank_hi": self.rank_hi,
-                "rank_ub": self.rank_ub, "p_first": self.p_first, "p_above": self.p_above,
-                "tied_above": self.tied_above, "rounds_scored": self.rounds_scored}
+    def to_model(self) -> snap.RowUncertainty:
+        return snap.RowUncertainty(r_lo=self.r_lo, r_hi=self.r_hi, rank_lo=self.rank_lo, rank_hi=self.rank_hi,
+                                   rank_ub=self.rank_ub, p_first=self.p_first, p_above=self.p_above,
+                                   tied_above=self.tied_above, rounds_scored=self.rounds_scored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,21 +224,21 @@ class BoardUncertainty:
     pairwise: tuple[str, ...]
     p_greater: tuple[tuple[float, ...], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"pairwise": {"identities": list(self.pairwise), "p_greater": [list(r) for r in self.p_greater]}}
+    def to_model(self) -> snap.BoardUncertainty:
+        return snap.BoardUncertainty(pairwise=snap.BoardPairwise(identities=self.pairwise, p_greater=self.p_greater))
 
 
-def settings_json(rounds: int, seed: int, problem: BootstrapProblem | None) -> dict[str, Any]:
+def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
-    return {
-        "rounds": rounds,
-        "seed": seed,
-        "interval": list(INTERVAL),
-        "tie_threshold": TIE_THRESHOLD,
-        "pairwise_top": PAIRWISE_TOP,
-        "arena_sd_divisor": ARENA_SD_DIVISOR,
-        "draws_per_round": problem.draws_per_round if problem is not None and rounds else None,
-    }
+    return snap.UncertaintySettings(
+        rounds=rounds,
+        seed=seed,
+        interval=INTERVAL,
+        tie_threshold=TIE_THRESHOLD,
+        pairwise_top=PAIRWISE_TOP,
+        arena_sd_divisor=ARENA_SD_DIVISOR,
+        draws_per_round=problem.draws_per_round if problem is not None and rounds else None,
+    )
 
 
 # --------------------------------------------------------------------------- the problem
@@ -565,7 +553,7 @@ def _percentile(s: Floats, c: int, p: float) -> float:
     h = p * (c - 1)
     k = int(math.floor(h))
     k1 = min(k + 1, c - 1)
-    return s[k] + (h - k) * (s[k1] - s[k])
+    return float(s[k] + (h - k) * (s[k1] - s[k]))
 
 
 @njit(cache=True, nogil=True)
@@ -576,7 +564,7 @@ def _rank_at(hist: Ints, position: int) -> int:
         seen += hist[v]
         if seen > position:
             return v
-    return hist.shape[0] - 1
+    return int(hist.shape[0] - 1)
 
 
 @njit(cache=True, nogil=True)
@@ -775,26 +763,37 @@ def compute_snapshot_uncertainty(
     arena_feeds: set[str],
     text_feeds: set[str],
     families: Mapping[str, Sequence[str]],
-    boards: Sequence[Mapping[str, Any]],
+    boards: Sequence[snap.Board],
     rounds: int,
     seed: int,
-) -> tuple[dict[str, Any], dict[str, BoardUncertainty]]:
-    """(the snapshot's ``uncertainty`` settings, board id -> summary) for scored ``boards``
-    (dicts with ``id``, ``weights``, ``rows`` and ``new``); no summaries when ``rounds`` is 0."""
+) -> tuple[snap.UncertaintySettings, tuple[snap.Board, ...]]:
+    """(the snapshot's ``uncertainty`` settings, ``boards`` with their bootstrap attached).
+
+    With ``rounds`` 0 the boards come back unchanged (``uncertainty`` null everywhere).
+    """
     if rounds <= 0:
-        return settings_json(0, seed, None), {}
-    rows = [BoardRows(b["id"], dict(b["weights"]), tuple(r["identity"] for r in b["rows"]),
-                      tuple(r["identity"] for r in b["new"])) for b in boards]
+        return compute_settings(0, seed, None), tuple(boards)
+    rows = [BoardRows(b.id, dict(b.weights), tuple(r.identity for r in b.rows), tuple(r.identity for r in b.new))
+            for b in boards]
     problem = compute_bootstrap_problem(bootstrap_observations(observations, calibrated, arena_feeds),
                                         calibrations, arena_feeds, text_feeds, families, rows)
-    return settings_json(rounds, seed, problem), compute_uncertainty(problem, rounds, seed)
+    results = compute_uncertainty(problem, rounds, seed)
+    return compute_settings(rounds, seed, problem), attach_uncertainty(boards, results)
 
 
-def attach_uncertainty(boards: Sequence[dict[str, Any]], results: Mapping[str, BoardUncertainty]) -> None:
-    """Set ``uncertainty`` on every board and row dict: the summary, or None without one."""
+def attach_uncertainty(boards: Sequence[snap.Board], results: Mapping[str, BoardUncertainty]) -> tuple[snap.Board, ...]:
+    """The boards with each one's and each row's bootstrap set (None where there is none)."""
+    out = []
     for b in boards:
-        res = results.get(b["id"])
-        b["uncertainty"] = res.to_json() if res is not None else None
-        for row in [*b["rows"], *b["new"]]:
-            one = res.rows.get(row["identity"]) if res is not None else None
-            row["uncertainty"] = one.to_json() if one is not None else None
+        res = results.get(b.id)
+        if res is None:
+            out.append(b)
+            continue
+
+        def with_row(row: snap.BoardRow, res: BoardUncertainty = res) -> snap.BoardRow:
+            one = res.rows.get(row.identity)
+            return row.model_copy(update={"uncertainty": one.to_model() if one is not None else None})
+
+        out.append(b.model_copy(update={"uncertainty": res.to_model(), "rows": tuple(map(with_row, b.rows)),
+                                        "new": tuple(map(with_row, b.new))}))
+    return tuple(out)

@@ -6,8 +6,9 @@ token and build prices, licences) as parsed records, scored in one run with the 
 (``rounds: 0``) and on (B = 1,000), each the best of ``--repeat`` runs:
 
 - the score stage as ``modelboards score`` runs it after parsing: selection and identities,
-  the role boards, the Capability Index (no battles or eval files: no Arena page or suites);
-- the role boards alone (``compute_snapshot``), the strictest comparison.
+  the role boards, the Capability Index and the snapshot's assembly and validation
+  (``compute_snapshot``; no battles or eval files: no Arena page or suites);
+- the role boards alone (``compute_scored_boards``), the strictest comparison.
 
 Prints the times, what the bootstrap adds, and the ratios added / rest; the score-stage ratio
 must stay below 1 (the role-board ratio is printed beside it). Also times the standard-library
@@ -35,8 +36,7 @@ sys.path.insert(0, str(ROOT))
 from builder.config import load_config  # noqa: E402
 from builder.evidence.export import compute_boards_evidence  # noqa: E402
 from builder.records import BuildCheck, ModelInfo, Observation, Price  # noqa: E402
-from builder.scoring.boards import ScoringInputs, compute_snapshot  # noqa: E402
-from builder.scoring.index import compute_index_section  # noqa: E402
+from builder.scoring.boards import ScoringInputs, compute_scored_boards, compute_snapshot  # noqa: E402
 from builder.scoring.select import identify, select_observations  # noqa: E402
 
 LIMIT = 1.0
@@ -102,10 +102,8 @@ def select(parsed: ScoringInputs, cfg) -> ScoringInputs:
                          tuple(identify(parsed.build_checks, cfg)), tuple(identify(parsed.models, cfg)), {}, {})
 
 
-def score_stage(parsed: ScoringInputs, cfg) -> dict:
-    snap = compute_snapshot(select(parsed, cfg), cfg, NOW, None)
-    snap["index"] = compute_index_section(snap, cfg.index)
-    return snap
+def score_stage(parsed: ScoringInputs, cfg):
+    return compute_snapshot(select(parsed, cfg), cfg, NOW, None)
 
 
 def best_of(fn, repeat: int) -> tuple[float, float, object]:
@@ -130,15 +128,15 @@ def main() -> int:
     on = cfg.model_copy(update={"uncertainty": cfg.uncertainty.model_copy(update={"rounds": a.rounds})})
     parsed = make_parsed(a.models)
     selected = select(parsed, on)
-    compute_snapshot(selected, on, NOW, None)  # warm-up: loads the compiled kernels
+    compute_scored_boards(selected, on, NOW, None)  # warm-up: loads the compiled kernels
     stage_off = best_of(lambda: score_stage(parsed, off), a.repeat)
     stage_on = best_of(lambda: score_stage(parsed, on), a.repeat)
-    boards_off = best_of(lambda: compute_snapshot(selected, off, NOW, None), a.repeat)
-    boards_on = best_of(lambda: compute_snapshot(selected, on, NOW, None), a.repeat)
-    snap = boards_on[2]
-    boards = [(b["id"], len(b["rows"]), len(b["new"])) for b in snap["boards"]]
+    boards_off = best_of(lambda: compute_scored_boards(selected, off, NOW, None), a.repeat)
+    boards_on = best_of(lambda: compute_scored_boards(selected, on, NOW, None), a.repeat)
+    snap = stage_on[2]
+    boards = [(b.id, len(b.rows), len(b.new)) for b in snap.boards]
     print(f"{a.models} models, boards (ranked+new): " + ", ".join(f"{i} {r}+{n}" for i, r, n in boards))
-    print(f"draws per round: {snap['uncertainty']['draws_per_round']}, rounds: {a.rounds}")
+    print(f"draws per round: {snap.uncertainty.draws_per_round}, rounds: {a.rounds}")
     print(f"{'':<34} {'wall s':>8} {'cpu s':>8}")
     ratios = {}
     pairs = (("score stage", stage_off, stage_on), ("role boards", boards_off, boards_on))
