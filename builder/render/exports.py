@@ -179,11 +179,8 @@ def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str
     return dump_json(doc)
 
 
-def dump_json(doc: Any, *, compact: bool = False) -> str:
-    """Deterministic JSON: sorted keys, UTF-8 text, trailing newline; one-space indent unless
-    ``compact`` (snapshots: the C encoder only runs without indent, and they are large)."""
-    if compact:
-        return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
+def dump_json(doc: Any) -> str:
+    """Deterministic JSON of a board download: sorted keys, UTF-8 text, one-space indent, newline."""
     return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
