@@ -295,7 +295,8 @@ def test_snapshot_has_every_contract_field(snap):
            "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "uncertainty"}
     assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",
-                  "coverage", "available_share", "movement", "token_price", "build_price", "build_passed", "uncertainty"}
+                  "coverage", "available_share", "movement", "token_price", "build_price", "build_passed",
+                  "uncertainty"}
     for b in snap["boards"]:
         assert {"id", "title", "kind", "role", "description", "weights", "warning", "missing_families", "rows",
                 "new"} <= set(b)
