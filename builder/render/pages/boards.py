@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from builder.render import exports
+from builder.render.intervals import compute_interval_view, compute_tie_groups
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
 
@@ -16,6 +17,9 @@ def render_boards(w: SiteWriter) -> None:
     for b in boards:
         w.file(f"data/boards/{b.id}.csv", exports.render_board_csv(b))
         w.file(f"data/boards/{b.id}.json", exports.render_board_json(b, snap, w.attribution))
+        pairwise = exports.render_pairwise_csv(b)
+        if pairwise is not None:
+            w.file(f"data/boards/{b.id}-pairwise.csv", pairwise)
     w.page("boards/index.html", "boards.html", title="Boards", section="boards",
            description="Every role board with its top models and downloads.", boards=boards)
     for b in boards:
@@ -33,4 +37,7 @@ def render_boards(w: SiteWriter) -> None:
         }
         w.page(f"boards/{b.id}/index.html", "board.html", title=b.title or b.id, section="boards",
                description=b.description, board=b, families=snap.families, cols=cols,
-               open_weight=idx.open_weight, sources=snap.sources)
+               open_weight=idx.open_weight, sources=snap.sources,
+               intervals=compute_interval_view(b), tie_groups=compute_tie_groups(b.rows),
+               above={r.identity: b.rows[k - 1].model for k, r in enumerate(b.rows) if k},
+               uncertainty=snap.uncertainty, pairwise=exports.board_pairwise(b))

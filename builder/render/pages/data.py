@@ -16,4 +16,5 @@ def render_data(w: SiteWriter) -> None:
            boards=w.snap.boards if w.snap else (), snapshots=all_snapshots(w), schema_file=SCHEMA_FILE,
            csv_columns=exports.BOARD_CSV_COLUMNS, family_column=exports.FAMILY_COLUMN,
            json_fields=exports.BOARD_JSON_FIELDS, snapshot_fields=exports.SNAPSHOT_FIELDS,
-           board_families=exports.board_families)
+           board_families=exports.board_families, pairwise_columns=exports.PAIRWISE_CSV_COLUMNS,
+           has_pairwise=lambda b: exports.board_pairwise(b) is not None)
