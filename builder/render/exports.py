@@ -62,6 +62,11 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
 )
 
 
+def board_attribution(site_title: str, base_url: str) -> str:
+    """The credit line of every download: the site, its URL and the rating table's licence."""
+    return f"{site_title} ({base_url}), rating table under {RATING_LICENCE}"
+
+
 def board_families(board: Mapping[str, Any]) -> list[str]:
     """The family columns of a board: its weights' families in weight order (then name)."""
     weights = board.get("weights") or {}
@@ -90,7 +95,12 @@ def _row_json(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], attribution: str) -> str:
     """``data/boards/<id>.json``: the board, its rows and strip, and the credits."""
-    doc = {
+    return dump_json(board_download(board, snapshot, attribution))
+
+
+def board_download(board: Mapping[str, Any], snapshot: Mapping[str, Any], attribution: str) -> dict[str, Any]:
+    """The document ``data/boards/<id>.json`` is written from (the API's board rows are its rows)."""
+    return {
         "board": {k: board.get(k) for k in ("id", "title", "kind", "role", "description", "weights",
                                              "warning", "missing_families")},
         "date": snapshot.get("date"),
@@ -109,7 +119,6 @@ def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], att
         "rows": [_row_json(r) for r in board.get("rows") or []],
         "new": [_row_json(r) for r in board.get("new") or []],
     }
-    return dump_json(doc)
 
 
 def dump_json(doc: Any, *, compact: bool = False) -> str:

@@ -28,6 +28,8 @@ from urllib.parse import urlsplit
 
 import jinja2
 
+from builder.api.build import api_settings, compute_api, render_api_files
+from builder.api.page import compute_api_page
 from builder.config import SiteConfig
 from builder.render import exports
 from builder.render.formatting import FILTERS
@@ -39,7 +41,7 @@ from builder.render.worked import compute_worked_example
 T = TypeVar("T")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SPECIAL_CONTENT = ("index", "methodology", "about")
+SPECIAL_CONTENT = ("index", "methodology", "about", "api")
 
 
 # --------------------------------------------------------------------------- sections
@@ -180,7 +182,7 @@ def render_site(
     sections = [s for s in SECTIONS if s.is_available(snap, earlier)]
     has_snap = snap is not None
     nav = _nav(has_snap, bool(earlier) or has_snap, content, sections)
-    attribution = f"{cfg.site.title} ({base_url}), rating table under {exports.RATING_LICENCE}"
+    attribution = exports.board_attribution(cfg.site.title, base_url)
     common: dict[str, Any] = {
         "site": cfg.site,
         "site_title": cfg.site.title,
@@ -214,8 +216,14 @@ def render_site(
         w.page("index.html", "page.html", title=page.title if page else cfg.site.title, section="home",
                description=cfg.site.description, body=_md(page, ""))
 
+    api_docs = None
     if snap:
-        _render_boards(w, snap, model_index, attribution)
+        downloads = _render_boards(w, snap, model_index, attribution)
+        api_docs = compute_api(snap, earlier, downloads=downloads, slug=model_slug,
+                               settings=api_settings(cfg, base_url, exports.RATING_LICENCE, attribution,
+                                                     content.get("methodology")))
+        for rel, text in render_api_files(api_docs).items():
+            w.file(rel, text)
         _render_models(w, snap, model_index)
         _render_excluded(w, snap, model_index)
         w.page("stacks/index.html", "stacks.html", title="Best and value stacks", section="stacks",
@@ -250,6 +258,7 @@ def render_site(
     elif example is not None and not example.agrees:
         warnings.append(f"methodology: the worked example for {example.identity} does not reproduce the saved R")
     _render_methodology(w, cfg, content.get("methodology"), example, snap)
+    _render_api_page(w, content.get("api"), compute_api_page(base_url, api_docs.index if api_docs else None))
     about = content.get("about")
     w.page("about/index.html", "page.html", title=about.title if about else "About", section="about",
            description=f"About {cfg.site.title}",
@@ -418,13 +427,17 @@ def _index_models(snap: Mapping[str, Any]) -> ModelIndex:
     return ModelIndex(identities, obs, placements, machines, token, build, open_weight, names)
 
 
-def _render_boards(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex, attribution: str) -> None:
+def _render_boards(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex,
+                   attribution: str) -> dict[str, dict[str, Any]]:
+    """Write the board pages and downloads; return board id -> the download document."""
     boards = _boards(snap)
     families = snap.get("families") or {}
+    downloads = {}
     for b in boards:
         bid = b["id"]
         w.file(f"data/boards/{bid}.csv", exports.render_board_csv(b))
-        w.file(f"data/boards/{bid}.json", exports.render_board_json(b, snap, attribution))
+        downloads[bid] = exports.board_download(b, snap, attribution)
+        w.file(f"data/boards/{bid}.json", exports.dump_json(downloads[bid]))
     w.page("boards/index.html", "boards.html", title="Boards", section="boards",
            description="Every role board with its top models and downloads.", boards=boards)
     for b in boards:
@@ -443,6 +456,17 @@ def _render_boards(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex, attr
         w.page(f"boards/{b['id']}/index.html", "board.html", title=b.get("title") or b["id"], section="boards",
                description=b.get("description") or "", board=b, families=families, cols=cols,
                open_weight=idx.open_weight, sources=snap.get("sources") or [])
+    return downloads
+
+
+def _render_api_page(w: SiteWriter, page: ContentPage | None, api: Any) -> None:
+    """``api/``: content/api.md with its [[api-*]] slots filled from ``_api.html``."""
+    part = w.env.get_template("_api.html")
+    ctx = {**w.common, "root": "../", "api": api}
+    slots = {f"api-{p}": part.render({**ctx, "part": p}) for p in ("endpoints", "tools", "resources", "curl", "clients")}
+    w.page("api/index.html", "page.html", title=page.title if page else "API and MCP server", section="api",
+           description=(page.meta.get("description") if page else None) or "The JSON API and the MCP server.",
+           body=fill_slots(_md(page, "../"), slots, append_missing=True))
 
 
 def _render_models(w: SiteWriter, snap: Mapping[str, Any], idx: ModelIndex) -> None:

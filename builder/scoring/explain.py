@@ -10,6 +10,7 @@ read from the snapshot, and the formulas are printed with those numbers::
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from builder.errors import UserError
@@ -51,12 +52,20 @@ def explain_model(snapshot: dict[str, Any], identity_or_spelling: str, board_id:
               if any(r["identity"] == ident for r in [*b.get("rows", []), *b.get("new", [])])]
         raise UserError(f"model {identity_or_spelling!r} is not on board {board_id!r} "
                         f"(on: {', '.join(on) or 'no board'})")
+    return explain_row(snapshot, board, row, snapshot.get("observations") or [])
+
+
+def explain_row(snapshot: Mapping[str, Any], board: Mapping[str, Any], row: Mapping[str, Any],
+                observations: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """``explain_model`` for a board row already found. ``observations`` may be only the row's
+    identity's (others are skipped anyway), so explaining every row of a snapshot stays linear."""
+    ident = row["identity"]
     weights: dict[str, float] = board["weights"]
     families = snapshot.get("families") or {}
     arena_sources = {s["name"] for s in snapshot.get("sources") or [] if s.get("kind") == "lmarena"}
     fits = {(c["source"], c["feed"], c["release"]): c for c in snapshot.get("calibration") or []}
     sources = []
-    for o in snapshot.get("observations") or []:
+    for o in observations:
         if o["identity"] != ident or o.get("calibrated") is None:
             continue
         for fam, fc in families.items():
