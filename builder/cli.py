@@ -136,6 +136,7 @@ def _register_groups() -> None:
     """Sub-command groups that live beside their stage."""
     from builder.evals.commands import evals
     from builder.history.commands import backfill
+    from builder.mcp.commands import mcp_cmd
     from builder.pairwise.commands import arena
     from builder.render.commands import render_cmd, serve_cmd
     from builder.scoring.commands import explain, score
@@ -147,6 +148,7 @@ def _register_groups() -> None:
     main.add_command(arena)
     main.add_command(evals)
     main.add_command(backfill)
+    main.add_command(mcp_cmd)
 
 
 _register_groups()

@@ -159,6 +159,17 @@ def methodology_markdown(body: str | None, base_url: str) -> str:
     return text.strip() + "\n"
 
 
+def canonical(obj: Any) -> Any:
+    """``obj`` with the keys of every mapping sorted, as a document reads back from its file
+    (written with sorted keys): free-form maps (weights, families, history) then iterate in the
+    same order whether a document was just computed or fetched from a site."""
+    if isinstance(obj, Mapping):
+        return {k: canonical(obj[k]) for k in sorted(obj)}
+    if isinstance(obj, list):
+        return [canonical(x) for x in obj]
+    return obj
+
+
 def _observation_ref(o: Doc) -> dict[str, Any]:
     return {k: o.get(k) for k in ("source", "feed", "release", "evaluator", "model", "raw", "calibrated",
                                   "date", "url")}
@@ -283,12 +294,12 @@ def compute_api(
         rule = board_rule(b)
         urls = {"api": f"{base}api/v1/boards/{bid}.json", "download": f"{base}data/boards/{bid}.json",
                 "page": f"{base}boards/{bid}/"}
-        board_docs[bid] = BoardDoc.model_validate({
+        board_docs[bid] = BoardDoc.model_validate(canonical({
             "snapshot": ref, "board": dl["board"], "rule": rule, "licence": dl.get("licence") or settings.licence,
             "attribution": dl.get("attribution") or settings.attribution, "download": urls["download"],
             "page": urls["page"], "rows": rows, "new": new,
             "provenance": {r["identity"]: idx.provenance(r) for r in rows + new}, "sources": sources,
-        })
+        }))
         summaries.append({
             **{k: b.get(k) for k in ("id", "title", "kind", "role", "description", "warning", "missing_families")},
             "weights": b.get("weights") or {}, "ranked": len(rows), "new": len(new),
@@ -391,7 +402,7 @@ def compute_api(
             "arena": arena_entries.get(ident, []), "head_to_head": head_to_head.get(ident, []),
             "history": {bid: pts for bid, pts in history_points.get(ident, {}).items()},
         }
-        model_docs[slug_] = ModelDoc.model_validate(doc)
+        model_docs[slug_] = ModelDoc.model_validate(canonical(doc))
         model_summaries.append({
             "identity": ident, "slug": slug_, "name": idx.names[ident], "maker": meta.get("maker"),
             "licence": meta.get("licence"), "open_weight": meta.get("open_weight"), "params_b": meta.get("params_b"),
@@ -400,7 +411,7 @@ def compute_api(
             "api": model_api(ident), "page": model_page(ident),
         })
 
-    index = IndexDoc.model_validate({
+    index = IndexDoc.model_validate(canonical({
         "site": {"title": settings.site_title, "url": base}, "snapshot": ref, "licence": settings.licence,
         "attribution": settings.attribution,
         "endpoints": [Endpoint(name=n, path=p, url=base + p, description=d) for n, p, d in endpoint_paths()],
@@ -409,7 +420,7 @@ def compute_api(
         "families": {f: {"title": fam_titles[f], "feeds": list((spec or {}).get("feeds") or [])}
                      for f, spec in idx.families.items()},
         "sources": sources, "arena": arena_info,
-    })
+    }))
     return ApiDocuments(index=index, boards=board_docs, models=model_docs,
                         methodology=methodology_markdown(settings.methodology, base))
 
