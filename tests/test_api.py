@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -189,7 +189,7 @@ def test_api_page_lists_tools_endpoints_curl_and_a_client_configuration(bundled_
 
 def test_hostile_and_empty_snapshots(tmp_path):
     cfg, _ = load_config(FIXTURES / "site.yml")
-    now = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
     xss = _json(FIXTURES / "xss_snapshot.json")
     render_site(xss, [], cfg, ROOT, tmp_path / "xss", now=now, base_url="https://h.example/x/")
     api = tmp_path / "xss" / "api" / "v1"

@@ -40,7 +40,8 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 class ContentLike(Protocol):
-    body: str
+    @property
+    def body(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def endpoint_paths() -> list[tuple[str, str, str]]:
 
 
 def _source_infos(snapshot: Doc) -> list[SourceInfo]:
-    return [SourceInfo(**{k: s.get(k) for k in SOURCE_FIELDS if s.get(k) is not None})
+    return [SourceInfo.model_validate({k: s.get(k) for k in SOURCE_FIELDS if s.get(k) is not None})
             for s in snapshot.get("sources") or [] if isinstance(s, Mapping) and s.get("name")]
 
 
@@ -157,17 +158,6 @@ def methodology_markdown(body: str | None, base_url: str) -> str:
                   lambda m: f"*(The {m.group(1).replace('-', ' ')} table is generated from the snapshot: "
                             f"see {base_url}methodology/)*", text)
     return text.strip() + "\n"
-
-
-def canonical(obj: Any) -> Any:
-    """``obj`` with the keys of every mapping sorted, as a document reads back from its file
-    (written with sorted keys): free-form maps (weights, families, history) then iterate in the
-    same order whether a document was just computed or fetched from a site."""
-    if isinstance(obj, Mapping):
-        return {k: canonical(obj[k]) for k in sorted(obj)}
-    if isinstance(obj, list):
-        return [canonical(x) for x in obj]
-    return obj
 
 
 def _observation_ref(o: Doc) -> dict[str, Any]:
@@ -272,9 +262,12 @@ def compute_api(
     idx = _Index(snapshot, settings)
     sources = idx.sources
     day = ref.date
-    earlier = sorted({h.get("date"): h for h in history if isinstance(h.get("date"), str)
-                      and h.get("date") < day}.items())
-    timeline = [h for _, h in earlier] + [snapshot]
+    earlier: dict[str, Doc] = {}
+    for h in history:
+        d = h.get("date")
+        if isinstance(d, str) and d < day:
+            earlier[d] = h
+    timeline = [earlier[d] for d in sorted(earlier)] + [snapshot]
 
     def model_api(ident: str) -> str:
         return f"{base}api/v1/models/{slug(ident)}.json"
@@ -294,12 +287,12 @@ def compute_api(
         rule = board_rule(b)
         urls = {"api": f"{base}api/v1/boards/{bid}.json", "download": f"{base}data/boards/{bid}.json",
                 "page": f"{base}boards/{bid}/"}
-        board_docs[bid] = BoardDoc.model_validate(canonical({
+        board_docs[bid] = BoardDoc.model_validate({
             "snapshot": ref, "board": dl["board"], "rule": rule, "licence": dl.get("licence") or settings.licence,
             "attribution": dl.get("attribution") or settings.attribution, "download": urls["download"],
             "page": urls["page"], "rows": rows, "new": new,
             "provenance": {r["identity"]: idx.provenance(r) for r in rows + new}, "sources": sources,
-        }))
+        })
         summaries.append({
             **{k: b.get(k) for k in ("id", "title", "kind", "role", "description", "warning", "missing_families")},
             "weights": b.get("weights") or {}, "ranked": len(rows), "new": len(new),
@@ -380,9 +373,10 @@ def compute_api(
         boards = []
         for b, r, strip in placed:
             ex = explain_row(snapshot, b, r, own_obs)
-            urls = {(o.get("source"), o.get("feed"), o.get("release"), o.get("model")): o.get("url") for o in own_obs}
+            obs_url: dict[tuple[Any, ...], Any] = {(o.get("source"), o.get("feed"), o.get("release"), o.get("model")):
+                                                   o.get("url") for o in own_obs}
             for src in ex["sources"]:
-                src["url"] = urls.get((src["source"], src["feed"], src["release"], src["model"]))
+                src["url"] = obs_url.get((src["source"], src["feed"], src["release"], src["model"]))
             ex["text"] = format_explain(ex)
             row = download_rows[(b["id"], ident)]
             boards.append({"board": b["id"], "title": b.get("title"), "strip": strip, "row": row, "explain": ex})
@@ -402,7 +396,7 @@ def compute_api(
             "arena": arena_entries.get(ident, []), "head_to_head": head_to_head.get(ident, []),
             "history": {bid: pts for bid, pts in history_points.get(ident, {}).items()},
         }
-        model_docs[slug_] = ModelDoc.model_validate(canonical(doc))
+        model_docs[slug_] = ModelDoc.model_validate(doc)
         model_summaries.append({
             "identity": ident, "slug": slug_, "name": idx.names[ident], "maker": meta.get("maker"),
             "licence": meta.get("licence"), "open_weight": meta.get("open_weight"), "params_b": meta.get("params_b"),
@@ -411,7 +405,7 @@ def compute_api(
             "api": model_api(ident), "page": model_page(ident),
         })
 
-    index = IndexDoc.model_validate(canonical({
+    index = IndexDoc.model_validate({
         "site": {"title": settings.site_title, "url": base}, "snapshot": ref, "licence": settings.licence,
         "attribution": settings.attribution,
         "endpoints": [Endpoint(name=n, path=p, url=base + p, description=d) for n, p, d in endpoint_paths()],
@@ -420,7 +414,7 @@ def compute_api(
         "families": {f: {"title": fam_titles[f], "feeds": list((spec or {}).get("feeds") or [])}
                      for f, spec in idx.families.items()},
         "sources": sources, "arena": arena_info,
-    }))
+    })
     return ApiDocuments(index=index, boards=board_docs, models=model_docs,
                         methodology=methodology_markdown(settings.methodology, base))
 
@@ -429,9 +423,12 @@ def compute_api(
 
 
 def dump_document(doc: Any) -> str:
-    """Deterministic JSON text: sorted keys, UTF-8, one-space indent, trailing newline (like
-    the downloads), floats unrounded."""
-    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """Deterministic JSON text: UTF-8, one-space indent, trailing newline, floats unrounded.
+
+    Keys stay in document order (fields as the models declare them, maps in snapshot order),
+    so a document read back from its file iterates exactly like the one computed here: the
+    MCP server answers the same text from a snapshot and from a site."""
+    return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def compute_schemas(base_url: str) -> dict[str, dict[str, Any]]:

@@ -59,7 +59,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "explain_model",
-        "The arithmetic behind one model's score on one board, as `modelboards explain` prints it: each "
+        "The arithmetic behind one model's score on one board, as modelboards explain prints it: each "
         "source's calibration, the family means, R, the rank and the labels.",
         (
             ToolArg("model", "string", None, MODEL_ARG),

@@ -19,11 +19,11 @@ to the upstream source of a number (``null`` where the source is a local file).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-API_VERSION = "v1"
+API_VERSION: Final = "v1"
 
 
 class ApiModel(BaseModel):

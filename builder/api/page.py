@@ -47,7 +47,8 @@ def compute_api_page(base_url: str, index: IndexDoc | None) -> ApiPage:
     curl = [
         Example("The index: snapshot, boards, models, sources", f"curl -s {api}index.json"),
         Example(f"One board ({board})", f"curl -s {api}boards/{board}.json"),
-        Example("The top five rows with jq", f"curl -s {api}boards/{board}.json | jq '.rows[:5][] | {{rank, model, score}}'"),
+        Example("The top five rows with jq",
+                f"curl -s {api}boards/{board}.json | jq '.rows[:5][] | {{rank, model, score}}'"),
         Example(f"One model ({slug}), with its explain arithmetic and history", f"curl -s {api}models/{slug}.json"),
         Example("Only download when it changed (the API files are static)",
                 f"curl -s -z index.json -o index.json {api}index.json"),

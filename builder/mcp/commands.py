@@ -53,7 +53,8 @@ def mcp_cmd(obj: Context, transport: str, port: int, snapshot_file: Path | None,
     from builder.mcp.data import ApiStore, LocalBackend, SiteBackend
 
     if site_url is not None and (snapshot_file is not None or snapshots_dir is not None):
-        raise UserError("--site answers from a published site: it cannot be combined with --snapshot or --snapshots-dir")
+        raise UserError("--site answers from a published site: "
+                        "it cannot be combined with --snapshot or --snapshots-dir")
     if site_url is not None:
         from builder.mcp.client import SiteClient
 
@@ -73,7 +74,7 @@ def mcp_cmd(obj: Context, transport: str, port: int, snapshot_file: Path | None,
 
     server = create_server(store)
     snap = store.current().index.snapshot
-    endpoint = " at http://127.0.0.1:%d/mcp" % port if transport == "http" else " on stdio"
+    endpoint = f" at http://127.0.0.1:{port}/mcp" if transport == "http" else " on stdio"
     # stdout is the protocol channel on stdio: every message for people goes to stderr
     click.echo(f"modelboards mcp: snapshot {snap.date} (method {snap.method_id}) from {where}{endpoint}", err=True)
     try:

@@ -15,7 +15,6 @@ ends the server.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from builder.api.build import ApiDocuments, api_settings, compute_api
+from builder.api.build import ApiDocuments, api_settings, compute_api, dump_document
 from builder.api.models import ApiModel, BoardDoc, IndexDoc, ModelDoc
 from builder.config import SiteConfig
 from builder.errors import UserError
@@ -45,7 +44,8 @@ class DataError(Exception):
 class ApiData(Protocol):
     """The documents of one snapshot."""
 
-    index: IndexDoc
+    @property
+    def index(self) -> IndexDoc: ...
 
     def board(self, board_id: str) -> BoardDoc: ...
 
@@ -148,7 +148,7 @@ def read_history(folders: list[Path], before: str, exclude: Path) -> list[dict[s
 def compute_local_documents(cfg: SiteConfig, base: Path, snapshot_path: Path, snapshots_dir: Path) -> ApiDocuments:
     """The API documents of one snapshot file, exactly as ``render`` writes them."""
     from builder.render.exports import RATING_LICENCE, board_attribution, board_download
-    from builder.render.markdown import read_content_dir
+    from builder.render.markdown import read_content_page
     from builder.render.safety import model_slug
     from builder.render.site import find_dir
     from builder.snapshot import load_snapshot
@@ -159,8 +159,9 @@ def compute_local_documents(cfg: SiteConfig, base: Path, snapshot_path: Path, sn
     history = read_history([snapshot_path.parent, snapshots_dir], str(snapshot.get("date")), snapshot_path)
     downloads = {b["id"]: board_download(b, snapshot, attribution)
                  for b in snapshot.get("boards") or [] if isinstance(b, dict) and b.get("id")}
-    content = read_content_dir(find_dir(base, "content"))
-    settings = api_settings(cfg, base_url, RATING_LICENCE, attribution, content.get("methodology"))
+    methodology_path = find_dir(base, "content") / "methodology.md"
+    methodology = read_content_page(methodology_path) if methodology_path.is_file() else None
+    settings = api_settings(cfg, base_url, RATING_LICENCE, attribution, methodology)
     return compute_api(snapshot, history, downloads=downloads, slug=model_slug, settings=settings)
 
 
@@ -277,5 +278,5 @@ class ApiStore:
 
 
 def dump_model(doc: ApiModel) -> str:
-    """A document as the JSON text the site publishes for it (sorted keys, one-space indent)."""
-    return json.dumps(doc.model_dump(mode="json"), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    """A document as the JSON text the site publishes for it."""
+    return dump_document(doc.model_dump(mode="json"))

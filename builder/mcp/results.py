@@ -164,12 +164,17 @@ class PickResult(ApiModel):
     provenance: dict[str, Provenance] = Field(description="As in get_board, for the pick and the runner-up.")
 
 
+How = Literal["identity", "name", "spelling", "alias", "folded", "contains", "similar"]
+"""How a search matched: exactly (by which kind of name), folded (case and punctuation ignored),
+as a part of a name, or only as one of the closest names."""
+
+
 class SearchMatch(ApiModel):
     identity: str
     name: str
     slug: str
     matched: str = Field(description="The name, spelling or alias that matched.")
-    how: Literal["identity", "name", "spelling", "alias", "folded", "contains", "similar"]
+    how: How
     boards: list[str]
     page: str
     api: str

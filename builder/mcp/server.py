@@ -9,8 +9,9 @@ is caught by the SDK as well. Nothing a client sends ends the server.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated, Any, Callable, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -28,7 +29,7 @@ from builder.mcp.results import (
     SearchResult,
     SourcesResult,
 )
-from builder.mcp.tools import Tools, ToolFailure
+from builder.mcp.tools import ToolFailure, Tools
 
 T = TypeVar("T")
 INSTRUCTIONS = (

@@ -20,18 +20,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from builder.api.models import BoardDoc, BoardRow, IndexDoc, ModelDoc, ModelSummary, Provenance
+from builder.api.models import BoardDoc, BoardRow, IndexDoc, ModelDoc, ModelSummary, PriceRef, Provenance
 from builder.mcp.data import ApiData, ApiStore, DataError
 from builder.mcp.results import (
     ArenaPair,
     BoardFilters,
-    ComparedFamily,
     ComparedBoard,
+    ComparedFamily,
     ComparedModel,
     CompareResult,
     ExplainResult,
     GetBoardResult,
     HistoryResult,
+    How,
     ListBoardsResult,
     ListedBoard,
     PickFilters,
@@ -67,7 +68,7 @@ def nearest(text: str, names: Iterable[str], n: int = NEAREST) -> list[str]:
 @dataclass(frozen=True)
 class _Key:
     text: str
-    how: str
+    how: How
     identity: str
 
 
@@ -209,23 +210,23 @@ class Tools:
         data, lookup = self._data()
         summaries = [lookup.model(m) for m in models]
         seen: dict[str, str] = {}
-        for asked, s in zip(models, summaries):
+        for asked, s in zip(models, summaries, strict=True):
             if s.identity in seen:
                 raise ToolFailure(f"{seen[s.identity]!r} and {asked!r} are the same model ({s.identity})")
             seen[s.identity] = asked
         docs = [self._model_doc(data, s) for s in summaries]
         kinds = {src.name: src.kind for src in data.index.sources}
         compared = []
-        for s, d in zip(summaries, docs):
+        for s, d in zip(summaries, docs, strict=True):
             token = next((p for p in d.token_prices if p.used and kinds.get(p.source) == "litellm"
                           and p.blended is not None), None)
             build = next((p for p in d.build_prices if p.price is not None or p.passed is not None), None)
             compared.append(ComparedModel(
                 identity=d.identity, name=d.name, page=d.page, api=s.api, facts=d.facts,
                 token_price=None if token is None or token.blended is None else
-                {"source": token.source, "key": token.key, "value": token.blended, "url": token.url},
+                PriceRef(source=token.source, key=token.key, value=token.blended, url=token.url),
                 build_price=None if build is None or build.price is None else
-                {"source": "piratebench", "key": build.model, "value": build.price, "url": build.url},
+                PriceRef(source="piratebench", key=build.model, value=build.price, url=build.url),
                 build_passed=build.passed if build is not None else None,
                 families={f: ComparedFamily(title=v.title, mean=v.mean, calibrated=[o.calibrated for o in v.values],
                                             feeds=[o.feed for o in v.values], urls=[o.url for o in v.values])
@@ -354,7 +355,7 @@ class Tools:
             raise ToolFailure("query is empty")
         found: dict[str, SearchMatch] = {}
 
-        def add(key_text: str, how: str, identity: str) -> None:
+        def add(key_text: str, how: How, identity: str) -> None:
             if identity in found or len(found) >= SEARCH_LIMIT:
                 return
             m = lookup.models[identity]

@@ -463,7 +463,8 @@ def _render_api_page(w: SiteWriter, page: ContentPage | None, api: Any) -> None:
     """``api/``: content/api.md with its [[api-*]] slots filled from ``_api.html``."""
     part = w.env.get_template("_api.html")
     ctx = {**w.common, "root": "../", "api": api}
-    slots = {f"api-{p}": part.render({**ctx, "part": p}) for p in ("endpoints", "tools", "resources", "curl", "clients")}
+    parts = ("endpoints", "tools", "resources", "curl", "clients")
+    slots = {f"api-{p}": part.render({**ctx, "part": p}) for p in parts}
     w.page("api/index.html", "page.html", title=page.title if page else "API and MCP server", section="api",
            description=(page.meta.get("description") if page else None) or "The JSON API and the MCP server.",
            body=fill_slots(_md(page, "../"), slots, append_missing=True))
