@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from builder.api.models import (
     SCHEMAS,
+    ApiModel,
     ArenaInfo,
     BoardDoc,
     Endpoint,
@@ -423,12 +424,14 @@ def compute_api(
 
 
 def dump_document(doc: Any) -> str:
-    """Deterministic JSON text: UTF-8, one-space indent, trailing newline, floats unrounded.
+    """Readable JSON text (the schemas): UTF-8, one-space indent, keys in order, trailing newline."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1) + "\n"
 
-    Keys stay in document order (fields as the models declare them, maps in snapshot order),
-    so a document read back from its file iterates exactly like the one computed here: the
-    MCP server answers the same text from a snapshot and from a site."""
-    return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+def document_text(doc: ApiModel) -> str:
+    """A document's file: compact UTF-8 JSON from pydantic's serializer (floats in their
+    shortest round-trip form, keys in document order), trailing newline."""
+    return doc.model_dump_json() + "\n"
 
 
 def compute_schemas(base_url: str) -> dict[str, dict[str, Any]]:
@@ -442,11 +445,11 @@ def compute_schemas(base_url: str) -> dict[str, dict[str, Any]]:
 
 def render_api_files(docs: ApiDocuments) -> dict[str, str]:
     """Path below the site root -> file text, for every document, schema and the methodology."""
-    files = {"api/v1/index.json": dump_document(docs.index.model_dump(mode="json"))}
+    files = {"api/v1/index.json": document_text(docs.index)}
     for bid, b in docs.boards.items():
-        files[f"api/v1/boards/{bid}.json"] = dump_document(b.model_dump(mode="json"))
+        files[f"api/v1/boards/{bid}.json"] = document_text(b)
     for slug, m in docs.models.items():
-        files[f"api/v1/models/{slug}.json"] = dump_document(m.model_dump(mode="json"))
+        files[f"api/v1/models/{slug}.json"] = document_text(m)
     for stem, schema in compute_schemas(docs.index.site.url).items():
         files[f"api/v1/schema/{stem}.json"] = dump_document(schema)
     files["api/v1/methodology.md"] = docs.methodology

@@ -16,6 +16,7 @@ ends the server.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from builder.api.build import ApiDocuments, api_settings, compute_api, dump_document
+from builder.api.build import ApiDocuments, api_settings, compute_api, document_text
 from builder.api.models import ApiModel, BoardDoc, IndexDoc, ModelDoc
 from builder.config import SiteConfig
 from builder.errors import UserError
@@ -34,6 +35,8 @@ from builder.mcp.client import SiteClient, SiteError
 log = logging.getLogger(__name__)
 
 RELOAD_INTERVAL_S = 30.0
+SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+"Board ids and model slugs as the API writes them (a site's index is not trusted further)."
 M = TypeVar("M", bound=ApiModel)
 
 
@@ -86,6 +89,9 @@ class SiteData:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _get(self, path: str, model: type[M]) -> M:
+        name = path.rsplit("/", 1)[-1].removesuffix(".json")
+        if not SAFE_NAME.match(name) or ".." in name:
+            raise DataError(f"refusing to fetch {path!r}: not a board id or model slug")
         with self._lock:
             hit = self._docs.get(path)
         if hit is not None:
@@ -279,4 +285,4 @@ class ApiStore:
 
 def dump_model(doc: ApiModel) -> str:
     """A document as the JSON text the site publishes for it."""
-    return dump_document(doc.model_dump(mode="json"))
+    return document_text(doc)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from builder.api.models import BoardDoc, BoardRow, IndexDoc, ModelDoc, ModelSummary, PriceRef, Provenance
-from builder.mcp.data import ApiData, ApiStore, DataError
+from builder.mcp.data import SAFE_NAME, ApiData, ApiStore, DataError
 from builder.mcp.results import (
     ArenaPair,
     BoardFilters,
@@ -45,7 +45,6 @@ from builder.mcp.results import (
 
 NEAREST = 5
 SEARCH_LIMIT = 20
-_SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
 class ToolFailure(Exception):
@@ -132,7 +131,7 @@ class Tools:
 
     @staticmethod
     def _board_doc(data: ApiData, board_id: str) -> BoardDoc:
-        if not _SAFE_NAME.match(board_id):
+        if not SAFE_NAME.match(board_id):
             raise ToolFailure(f"board id {board_id!r} is not a valid id")
         try:
             return data.board(board_id)
@@ -141,7 +140,7 @@ class Tools:
 
     @staticmethod
     def _model_doc(data: ApiData, summary: ModelSummary) -> ModelDoc:
-        if not _SAFE_NAME.match(summary.slug) or ".." in summary.slug:
+        if not SAFE_NAME.match(summary.slug) or ".." in summary.slug:
             raise ToolFailure(f"model {summary.identity!r} has no readable document (slug {summary.slug!r})")
         try:
             return data.model(summary.slug)
