@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,13 @@ BAD_CALLS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+def run_async(fn) -> Any:
+    """``anyio.run(fn)`` on a thread of its own: a Playwright session fixture of the same test
+    worker keeps an asyncio loop running on the main thread, where anyio refuses to start one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, fn).result()
+
+
 def _dump(result) -> dict[str, Any]:
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
@@ -112,7 +120,7 @@ def local(bundled_site) -> dict[str, Any]:
         async with Client(_stdio(), mode="legacy") as client:  # legacy: the initialize handshake
             return await _session(client, full=True)
 
-    return anyio.run(run)
+    return run_async(run)
 
 
 def _structured(answer: dict[str, Any]) -> dict[str, Any]:
@@ -288,7 +296,7 @@ def test_site_mode_answers_like_local_mode(local, bundled_site):
             async with Client(_stdio("--site", origin + "/")) as client:
                 return await _session(client, full=False)
 
-        remote = anyio.run(run)
+        remote = run_async(run)
     assert remote["tools"] == local["tools"]
     for key, _, _ in GOOD_CALLS:
         assert remote[key]["structuredContent"] == local[key]["structuredContent"], key
@@ -322,7 +330,7 @@ def test_streamable_http_on_localhost(local):
                 again = _dump(await client.call_tool("pick_model", {"board": "rtx-3090"}))
                 return tools, good, bad, again
 
-        tools, good, bad, again = anyio.run(run)
+        tools, good, bad, again = run_async(run)
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -86,10 +86,11 @@ class Lookup:
             self.keys += [_Key(a, "alias", m.identity) for a in m.aliases]
         self.exact: dict[str, _Key] = {}
         self.folded: dict[str, _Key] = {}
-        for k in self.keys:
+        self.key_folds = [(fold(k.text), k) for k in self.keys]
+        for f, k in self.key_folds:
             self.exact.setdefault(k.text.casefold(), k)
-            if fold(k.text):
-                self.folded.setdefault(fold(k.text), k)
+            if f:
+                self.folded.setdefault(f, k)
             tail = k.text.rsplit("/", 1)[-1]
             if tail != k.text and fold(tail):
                 self.folded.setdefault(fold(tail), k)
@@ -365,15 +366,15 @@ class Tools:
         for k in lookup.keys:
             if k.text.casefold() == qc:
                 add(k.text, k.how, k.identity)
-        for k in lookup.keys:
-            if qf and fold(k.text) == qf:
-                add(k.text, "folded", k.identity)
         if qf:
-            for k in lookup.keys:
-                if qf in fold(k.text):
+            for f, k in lookup.key_folds:
+                if f == qf:
+                    add(k.text, "folded", k.identity)
+            for f, k in lookup.key_folds:
+                if qf in f:
                     add(k.text, "contains", k.identity)
-        if not found:
-            for name in nearest(q, [k.text for k in lookup.keys]):
+        if not found:  # the closest identity keys and display names
+            for name in nearest(q, [*lookup.models, *(m.name for m in lookup.models.values())]):
                 key = lookup.exact[name.casefold()]
                 add(key.text, "similar", key.identity)
         return SearchResult(snapshot=data.index.snapshot, query=query, matches=list(found.values()))
