@@ -172,7 +172,7 @@ def bundled_site(tmp_path_factory) -> Path:
     cfg, base = load_config(ROOT / "site.yml")
     newest = list_snapshots(ROOT / "snapshots")[-1]
     snapshot = load_snapshot(newest)
-    history = read_history([newest.parent], snapshot["date"], newest)
+    history = read_history([newest.parent], snapshot.date, newest)
     out = tmp_path_factory.mktemp("bundled") / "site"
-    render_site(snapshot, history, cfg, base, out, now=datetime.fromisoformat(snapshot["created_at"]))
+    render_site(snapshot, history, cfg, base, out, now=datetime.fromisoformat(snapshot.created_at))
     return out

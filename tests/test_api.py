@@ -19,11 +19,11 @@ from jsonschema import Draft202012Validator
 from builder.api.build import compute_schemas, endpoint_paths, methodology_markdown
 from builder.api.models import SCHEMAS, BoardRow
 from builder.config import load_config
+from builder.evidence.explain import explain_model, format_explain
 from builder.render.exports import BOARD_CSV_COLUMNS
-from builder.render.safety import model_slug
 from builder.render.site import render_site
-from builder.scoring.explain import explain_model, format_explain
-from builder.snapshot import list_snapshots, load_snapshot
+from builder.snapshot import list_snapshots, load_snapshot, validate_snapshot
+from builder.util.text import model_slug
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -35,7 +35,8 @@ def _json(path: Path):
 
 @pytest.fixture(scope="module")
 def snapshot() -> dict:
-    return load_snapshot(list_snapshots(ROOT / "snapshots")[-1])
+    """The newest shipped snapshot in its JSON form (the names the API and the downloads publish)."""
+    return load_snapshot(list_snapshots(ROOT / "snapshots")[-1]).model_dump(mode="json")
 
 
 def _validators(site: Path) -> dict[str, Draft202012Validator]:
@@ -104,7 +105,8 @@ def test_provenance_names_the_url_of_every_number(bundled_site, snapshot):
             assert prov["token_price"] == [next(s["url"] for s in snapshot["sources"] if s["kind"] == "litellm")]
 
 
-def test_explain_in_model_documents_is_modelboards_explain(bundled_site, snapshot):
+def test_explain_in_model_documents_is_modelboards_explain(bundled_site):
+    typed = load_snapshot(list_snapshots(ROOT / "snapshots")[-1])
     checked = 0
     for p in sorted((bundled_site / "api" / "v1" / "models").glob("*.json"))[:20]:
         doc = _json(p)
@@ -112,7 +114,7 @@ def test_explain_in_model_documents_is_modelboards_explain(bundled_site, snapsho
             got = dict(placement["explain"])
             text = got.pop("text")
             urls = [s.pop("url") for s in got["sources"]]
-            want = explain_model(snapshot, doc["identity"], placement["board"])
+            want = explain_model(typed, doc["identity"], placement["board"])
             assert got == json.loads(json.dumps(want)), (doc["identity"], placement["board"])
             assert text == format_explain(want)
             assert all(u and u.startswith("https://") for u in urls)
@@ -128,10 +130,10 @@ def test_model_history_matches_the_saved_snapshots(bundled_site):
     points = doc["history"]["orchestrator"]
     assert [p["date"] for p in points] == sorted(p["date"] for p in points)
     for point in points:
-        snap = load_snapshot(saved[point["date"]])
-        board = next(b for b in snap["boards"] if b["id"] == "orchestrator")
-        row = next(r for r in board["rows"] + board["new"] if r["identity"] == "gpt-6")
-        assert (point["rank"], point["score"], point["r"]) == (row["rank"], row["score"], row["r"])
+        board = load_snapshot(saved[point["date"]]).board("orchestrator")
+        assert board is not None
+        row = next(r for r in (*board.rows, *board.new) if r.identity == "gpt-6")
+        assert (point["rank"], point["score"], point["r"]) == (row.rank, row.score, row.r)
         assert point["download"].endswith(f"data/snapshots/{point['date']}.json")
         assert (bundled_site / "data" / "snapshots" / f"{point['date']}.json").is_file()
 
@@ -190,7 +192,7 @@ def test_api_page_lists_tools_endpoints_curl_and_a_client_configuration(bundled_
 def test_hostile_and_empty_snapshots(tmp_path):
     cfg, _ = load_config(FIXTURES / "site.yml")
     now = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    xss = _json(FIXTURES / "xss_snapshot.json")
+    xss = validate_snapshot(_json(FIXTURES / "xss_snapshot.json"))
     render_site(xss, [], cfg, ROOT, tmp_path / "xss", now=now, base_url="https://h.example/x/")
     api = tmp_path / "xss" / "api" / "v1"
     v = _validators(tmp_path / "xss")

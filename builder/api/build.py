@@ -6,7 +6,7 @@
 Nothing is refitted: every number is read from the snapshot. A board document's rows are
 the rows of the board download (``downloads[id]``, the document ``data/boards/{id}.json`` is
 written from), so the two never disagree. The ``explain`` arithmetic of each model's board
-rows is ``builder.scoring.explain.explain_row``, the function behind ``modelboards explain``,
+rows is ``builder.evidence.explain.explain_row``, the function behind ``modelboards explain``,
 called here at API-writing time (until the snapshot carries that data itself); that keeps
 this module out of ``builder.render``. The cost is linear in the snapshot: observations are
 grouped by identity once, and each row is explained from its own observations.
@@ -33,7 +33,8 @@ from builder.api.models import (
     SourceInfo,
 )
 from builder.config import SiteConfig
-from builder.scoring.explain import explain_row, format_explain
+from builder.evidence.explain import explain_row, format_explain
+from builder.snapshot.models import Observation, Snapshot
 
 Doc = Mapping[str, Any]
 SOURCE_FIELDS = tuple(SourceInfo.model_fields)
@@ -245,8 +246,8 @@ class _Index:
 
 
 def compute_api(
-    snapshot: Doc,
-    history: Sequence[Doc],
+    typed: Snapshot,
+    typed_history: Sequence[Snapshot],
     *,
     downloads: Mapping[str, Doc],
     slug: Callable[[str], str],
@@ -258,6 +259,13 @@ def compute_api(
     are used) for the models' history. ``downloads``: board id -> the board download
     document (``data/boards/{id}.json``). ``slug``: identity -> the model page's folder name.
     """
+    # the documents are assembled from the snapshot's JSON form (the names the API publishes)
+    snapshot: Doc = typed.model_dump(mode="json")
+    history: list[Doc] = [h.model_dump(mode="json") for h in typed_history if h.date < typed.date]
+    typed_obs: dict[str, list[Observation]] = defaultdict(list)
+    for o in typed.observations:
+        typed_obs[o.identity].append(o)
+    typed_rows = {(tb.id, tr.identity): (tb, tr) for tb in typed.boards for tr in (*tb.rows, *tb.new)}
     base = settings.base_url
     ref = snapshot_ref(snapshot, base)
     idx = _Index(snapshot, settings)
@@ -372,8 +380,9 @@ def compute_api(
                 families[fam] = {"title": fam_titles[fam], "mean": mean, "values": values}
         own_obs = idx.observations.get(ident, [])
         boards = []
-        for b, r, strip in placed:
-            ex = explain_row(snapshot, b, r, own_obs)
+        for b, _row, strip in placed:
+            typed_board, typed_row = typed_rows[(b["id"], ident)]
+            ex = explain_row(typed, typed_board, typed_row, typed_obs.get(ident, []))
             obs_url: dict[tuple[Any, ...], Any] = {(o.get("source"), o.get("feed"), o.get("release"), o.get("model")):
                                                    o.get("url") for o in own_obs}
             for src in ex["sources"]:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -31,6 +31,7 @@ from builder.api.models import ApiModel, BoardDoc, IndexDoc, ModelDoc
 from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.mcp.client import SiteClient, SiteError
+from builder.snapshot.models import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -133,12 +134,12 @@ class Backend(Protocol):
 # --------------------------------------------------------------------------- local snapshots
 
 
-def read_history(folders: list[Path], before: str, exclude: Path) -> list[dict[str, Any]]:
+def read_history(folders: list[Path], before: str, exclude: Path) -> list[Snapshot]:
     """Readable snapshots dated strictly before ``before`` in ``folders`` (the first folder wins a
     date); an unreadable one is left out, as the site's archive does."""
     from builder.snapshot import list_snapshots, load_snapshot
 
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, Snapshot] = {}
     for folder in folders:
         for p in list_snapshots(folder):
             day = p.name[:10]
@@ -153,18 +154,18 @@ def read_history(folders: list[Path], before: str, exclude: Path) -> list[dict[s
 
 def compute_local_documents(cfg: SiteConfig, base: Path, snapshot_path: Path, snapshots_dir: Path) -> ApiDocuments:
     """The API documents of one snapshot file, exactly as ``render`` writes them."""
-    from builder.render.exports import RATING_LICENCE, board_attribution, board_download
+    from builder.render.exports import board_attribution, board_download
     from builder.render.markdown import read_content_page
-    from builder.render.safety import model_slug
-    from builder.render.site import find_dir
+    from builder.render.writer import find_dir
     from builder.snapshot import load_snapshot
+    from builder.util.formats import RATING_LICENCE
+    from builder.util.text import model_slug
 
     snapshot = load_snapshot(snapshot_path)
     base_url = cfg.site.url if cfg.site.url.endswith("/") else cfg.site.url + "/"
     attribution = board_attribution(cfg.site.title, base_url)
-    history = read_history([snapshot_path.parent, snapshots_dir], str(snapshot.get("date")), snapshot_path)
-    downloads = {b["id"]: board_download(b, snapshot, attribution)
-                 for b in snapshot.get("boards") or [] if isinstance(b, dict) and b.get("id")}
+    history = read_history([snapshot_path.parent, snapshots_dir], snapshot.date, snapshot_path)
+    downloads = {b.id: board_download(b, snapshot, attribution) for b in snapshot.boards}
     methodology_path = find_dir(base, "content") / "methodology.md"
     methodology = read_content_page(methodology_path) if methodology_path.is_file() else None
     settings = api_settings(cfg, base_url, RATING_LICENCE, attribution, methodology)

@@ -66,9 +66,26 @@ class SimulatedBattles:
         """Battle dicts in the clean_battle schema (tstamp rounded to the second)."""
         names = self.models
         for a, b, o, t, an in zip(
-            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(), self.anony.tolist()
+            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(),
+            self.anony.tolist(),
+            strict=True,
         ):
             yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
+
+
+def _check_arguments(n_models: int, n_battles: int, tie_prob: float, start: dt.date, end: dt.date,
+                     debut_spread: float) -> None:
+    """One ``UserError`` line for the first argument of ``simulate_battles`` out of range."""
+    if n_models < 2:
+        raise UserError("simulate: need at least 2 models")
+    if n_battles < 1:
+        raise UserError("simulate: need at least 1 battle")
+    if not 0.0 <= tie_prob < 1.0:
+        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
+    if end < start:
+        raise UserError(f"simulate: end {end} is before start {start}")
+    if not 0.0 <= debut_spread < 1.0:
+        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
 
 
 def simulate_battles(
@@ -87,16 +104,7 @@ def simulate_battles(
     base: float = 10.0,
 ) -> SimulatedBattles:
     """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale)."""
-    if len(skills) < 2:
-        raise UserError("simulate: need at least 2 models")
-    if n_battles < 1:
-        raise UserError("simulate: need at least 1 battle")
-    if not 0.0 <= tie_prob < 1.0:
-        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
-    if end < start:
-        raise UserError(f"simulate: end {end} is before start {start}")
-    if not 0.0 <= debut_spread < 1.0:
-        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+    _check_arguments(len(skills), n_battles, tie_prob, start, end, debut_spread)
     rng = np.random.default_rng(seed)
     models = tuple(skills)
     s = np.array([float(skills[m]) for m in models])
@@ -125,7 +133,8 @@ def simulate_battles(
     def draw(size_mask: np.ndarray) -> np.ndarray:
         u = rng.random(size_mask.sum()) * limit[size_mask]
         k = np.searchsorted(cum, u, side="right")
-        return order[np.minimum(k, avail[size_mask] - 1)]
+        drawn: np.ndarray = order[np.minimum(k, avail[size_mask] - 1)]
+        return drawn
 
     everyone = np.ones(n_battles, dtype=bool)
     a = draw(everyone)
@@ -162,7 +171,8 @@ def random_skills(n_models: int, seed: int, *, spread: float = 120.0, prefix: st
     """``n_models`` latent skills ~ Normal(1000, spread), names ``model-01``... (sorted by name)."""
     rng = np.random.default_rng(seed)
     width = len(str(n_models))
-    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k, z in enumerate(rng.standard_normal(n_models))}
+    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k,
+            z in enumerate(rng.standard_normal(n_models))}
 
 
 def skills_from_leaderboard(path: str | Path, category: str | None = None) -> dict[str, float]:
