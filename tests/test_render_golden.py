@@ -70,6 +70,7 @@ DEMO_FILES = [
     ("data/index.html", "data.html"),
     ("archive/index.html", "archive.html"),
     ("changelog/index.html", "changelog.html"),
+    ("api/index.html", "api.html"),
     ("data/snapshot.schema.json", "snapshot.schema.json"),
     ("data/README.md", "evidence-README.md"),
 ]

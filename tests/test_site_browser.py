@@ -30,7 +30,7 @@ NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 PAGE_TYPES = [
     "", "boards/", "boards/orchestrator/", "boards/mid-tier/", "stacks/", "picks/", "models/",
     "models/helix-sol-24/", "excluded/", "archive/", "changelog/", "data/", "methodology/", "about/",
-    "piratebench-format/", "404.html",
+    "piratebench-format/", "api/", "404.html",
 ]
 
 

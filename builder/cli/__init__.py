@@ -20,6 +20,7 @@ import click
 from builder.cli.arena import arena
 from builder.cli.context import Context, Group
 from builder.cli.evals import evals
+from builder.cli.mcp import mcp_cmd
 from builder.cli.render import render_cmd, serve_cmd
 from builder.cli.site import backfill, build, explain, fetch, score, select_cmd, verify
 
@@ -40,7 +41,8 @@ def main(ctx: click.Context, config: str, verbose: int) -> None:
     ctx.obj = Context(config, verbose)
 
 
-for _command in (fetch, select_cmd, build, verify, score, explain, render_cmd, serve_cmd, arena, evals, backfill):
+for _command in (fetch, select_cmd, build, verify, score, explain, render_cmd, serve_cmd, arena, evals, backfill,
+                 mcp_cmd):
     main.add_command(_command)
 
 __all__ = ["main"]

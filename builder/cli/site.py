@@ -187,7 +187,7 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
 @pass_ctx
 def explain(obj: Context, model: str, board_id: str, snapshot_file: str | None, fmt: str) -> None:
     """Print the arithmetic behind MODEL's score: calibration, family means, R, rank, labels."""
-    from builder.scoring.explain import explain_model, format_explain
+    from builder.evidence.explain import explain_model, format_explain
     from builder.snapshot import list_snapshots, load_snapshot
 
     if snapshot_file:

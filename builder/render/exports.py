@@ -156,9 +156,19 @@ def _uncertainty_json(board: Board, snapshot: Snapshot) -> dict[str, Any] | None
             "pairwise": pair.model_dump(mode="json")}
 
 
+def board_attribution(site_title: str, base_url: str) -> str:
+    """The credit line of every download: the site, its URL and the rating table's licence."""
+    return f"{site_title} ({base_url}), rating table under {RATING_LICENCE}"
+
+
 def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str:
     """``data/boards/<id>.json``: the board, its rows and strip, and the credits."""
-    doc = {
+    return dump_json(board_download(board, snapshot, attribution))
+
+
+def board_download(board: Board, snapshot: Snapshot, attribution: str) -> dict[str, Any]:
+    """The document ``data/boards/<id>.json`` is written from (the API's board rows are its rows)."""
+    return {
         "board": board.model_dump(mode="json", include={"id", "title", "kind", "role", "description", "weights",
                                                          "warning", "missing_families"}),
         "date": snapshot.date,
@@ -178,7 +188,6 @@ def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str
         "new": [_row_json(r) for r in board.new],
         "uncertainty": _uncertainty_json(board, snapshot),
     }
-    return dump_json(doc)
 
 
 def dump_json(doc: Any) -> str:

@@ -26,6 +26,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
+from builder.render.exports import board_attribution
 from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import read_content_dir
 from builder.render.pages import PAGES
@@ -82,7 +83,7 @@ def render_site(
     warnings = _input_warnings(snap, guards, "index" in content)
     w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
                    saved=snapshot, history=earlier, content=content, warnings=warnings,
-                   attribution=f"{cfg.site.title} ({base_url}), rating table under {RATING_LICENCE}")
+                   attribution=board_attribution(cfg.site.title, base_url))
     chosen = [p for p in pages if p.available(snap, earlier)]
     w.common.update({
         "site": cfg.site,

@@ -9,6 +9,7 @@ shows those that have a menu title. To add a page: write a module here with a
 from __future__ import annotations
 
 from builder.render.pages import (
+    api,
     archive,
     arena,
     boards,
@@ -43,6 +44,7 @@ PAGES: tuple[Page, ...] = (
     Page("data", data.render_data, "Data", "data/"),
     Page("methodology", methodology.render_methodology, "Methodology", "methodology/"),
     Page("about", content.render_about, content.about_title, "about/"),
+    Page("api", api.render_api),
     Page("content", content.render_content_pages),
     Page("404", content.render_not_found),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from builder.render import exports
 from builder.render.intervals import compute_interval_view, compute_tie_groups
 from builder.render.pages.models import model_index
@@ -10,13 +12,21 @@ from builder.render.writer import SiteWriter, current
 KNOWN_KINDS = ("orchestrator", "open_weight", "mid_tier", "rote", "build_prices")
 
 
+def board_downloads(w: SiteWriter) -> dict[str, dict[str, Any]]:
+    """Board id -> the document of ``data/boards/<id>.json`` (once per render; the API reuses its rows)."""
+    snap = current(w)
+    return w.cached("board_downloads",
+                    lambda: {b.id: exports.board_download(b, snap, w.attribution) for b in snap.boards})
+
+
 def render_boards(w: SiteWriter) -> None:
     snap = current(w)
     idx = model_index(w)
     boards = snap.boards
+    downloads = board_downloads(w)
     for b in boards:
         w.file(f"data/boards/{b.id}.csv", exports.render_board_csv(b))
-        w.file(f"data/boards/{b.id}.json", exports.render_board_json(b, snap, w.attribution))
+        w.file(f"data/boards/{b.id}.json", exports.dump_json(downloads[b.id]))
         pairwise = exports.render_pairwise_csv(b)
         if pairwise is not None:
             w.file(f"data/boards/{b.id}-pairwise.csv", pairwise)
