@@ -347,6 +347,11 @@ class FetchSettings(Strict):
     "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
 
 
+class ChangesConfig(Strict):
+    score_threshold: float = Field(default=10.0, gt=0)
+    "The What changed page lists a score move when a board row's unrounded R moved by at least this (Arena points)."
+
+
 class SiteConfig(Strict):
     site: SiteInfo = Field(default_factory=SiteInfo)
     "Title, URL and licence of the site."
@@ -380,6 +385,8 @@ class SiteConfig(Strict):
     "The Capability Index."
     demo: bool = False
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
+    changes: ChangesConfig = Field(default_factory=ChangesConfig)
+    "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:
