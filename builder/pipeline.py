@@ -20,12 +20,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from builder.config import SiteConfig, resolve_data_path
 from builder.errors import CheckFailed
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
 from builder.snapshot.models import Snapshot
 from builder.util.io import as_utc, parse_utc
+
+if TYPE_CHECKING:
+    from builder.render.site import ChangeLog
 
 log = logging.getLogger(__name__)
 
@@ -207,8 +211,13 @@ def build(
     now: datetime | None = None,
     snapshots_dir: Path | None = None,
     progress: bool = False,
+    change_log: ChangeLog | None = None,
 ) -> BuildReport:
-    """The whole job: fetch, parse, select, score, write the snapshot, render, verify."""
+    """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
+
+    ``change_log`` makes the "what changed" documents of the rendered snapshots (the command
+    passes ``builder.history.diff.compute_change_log``: the pipeline does not import history).
+    """
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
 
@@ -233,7 +242,8 @@ def build(
         history = [load_snapshot(p) for p in list_snapshots(snaps) if p != path]
 
         def _render(tmp: Path) -> list[str]:
-            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url)
+            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url,
+                                   change_log=change_log)
             verify_or_fail(tmp)
             return warnings
 

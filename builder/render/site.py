@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
@@ -35,6 +35,8 @@ from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
 T = TypeVar("T")
+ChangeLog = Callable[[Sequence[Snap]], Sequence[Mapping[str, Any]]]
+"Snapshots (oldest first) -> one change document per date."
 
 
 def render_site(
@@ -48,13 +50,17 @@ def render_site(
     base_url: str | None = None,
     banner_warnings: bool = False,
     pages: Sequence[Page] = PAGES,
+    change_log: ChangeLog | None = None,
 ) -> list[str]:
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
     ``history`` holds earlier snapshots (only those dated before ``snapshot`` are used, so a
     past day re-renders exactly as it was). ``now`` decides the guards. ``banner_warnings``
     (``serve``) shows every warning in a banner on every page. ``pages`` is the page list,
-    rendered in order (each entry when it is available for these snapshots).
+    rendered in order (each entry when it is available for these snapshots). ``change_log``
+    turns the snapshots shown (earlier ones and the current, oldest first) into the "what
+    changed" documents (``builder.history.diff.compute_change_log``, which render may not
+    import, so the command passes it in); without it the change pages list no change.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -68,6 +74,8 @@ def render_site(
     w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
                    history=earlier, content=content, warnings=warnings,
                    attribution=f"{cfg.site.title} ({base_url}), rating table under {RATING_LICENCE}")
+    if change_log is not None:
+        w.changes = change_log([*earlier, *([snap] if snap is not None else [])])
     chosen = [p for p in pages if p.available(snap, earlier)]
     w.common.update({
         "site": cfg.site,
@@ -87,6 +95,7 @@ def render_site(
         "section": "",
         "citation": _citation(cfg, snap, base_url),
         "history": earlier,
+        "has_feed": any(p.key == "changes" for p in chosen),
     })
     copy_static(templates / "static", out / "static")
     for page in chosen:
