@@ -6,6 +6,7 @@ import json
 
 from builder.charts.data import compute_price_quality
 from builder.render import exports
+from builder.render.og import og_card
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
 
@@ -34,7 +35,10 @@ def render_boards(w: SiteWriter) -> None:
             "build_passed": kind in ("mid_tier", "rote", "build_prices")
             or (not known and any(r.build_passed is not None for r in rows)),
         }
-        w.page(f"boards/{b.id}/index.html", "board.html", title=b.title or b.id, section="boards",
+        top5 = [f"{r.rank}. {r.model} — {r.score}" for r in b.rows[:5]]
+        og = og_card(w, f"og/boards/{b.id}.png", b.title or b.id, f"{len(b.rows)} ranked models", top5,
+                     b.description or f"{b.title}: ranked models")
+        w.page(f"boards/{b.id}/index.html", "board.html", og=og, title=b.title or b.id, section="boards",
                description=b.description, board=b, families=snap.families, cols=cols,
                open_weight=idx.open_weight, sources=snap.sources, frontier=frontier.get(b.id, set()),
                top=b.rows[0].identity if b.rows else None,
