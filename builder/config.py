@@ -168,6 +168,10 @@ class MachineConfig(Strict):
     "Memory available to the model, GB."
 
 
+_DAY_OF_WORK: dict[str, float] = {"orchestrator": 2, "mid_tier": 10, "rote": 50}
+"The value stack's default day of work, million tokens per role (written as the method id hashes them)."
+
+
 class PriceRules(Strict):
     rote_build_max: float = 0.25
     "Rote workers: build price at most this (USD per build)."
@@ -183,9 +187,7 @@ class PriceRules(Strict):
         default_factory=lambda: {"orchestrator": 5.0, "mid_tier": 1.0, "rote": 0.30}
     )
     "Value stack: OpenRouter blended price strictly below this per role (USD / M tokens)."
-    day_of_work: dict[str, float] = Field(
-        default_factory=lambda: {"orchestrator": 2, "mid_tier": 10, "rote": 50}
-    )
+    day_of_work: dict[str, float] = Field(default_factory=lambda: dict(_DAY_OF_WORK))
     "Value stack day-of-work estimate: million tokens per role."
     memory_fraction: float = 0.8
     "Home-computer picks: 4-bit memory must fit within this fraction of the machine's memory."
@@ -286,7 +288,7 @@ class IndexBoardConfig(Strict):
 
 
 def _default_index_boards() -> list[IndexBoardConfig]:
-    rows = [
+    rows: list[tuple[str, IndexFamily, float, float]] = [
         ("arena/text", "general", 0.6, 90), ("livebench/global", "general", 0.4, 80),
         ("arena/coding", "coding", 0.4, 85), ("aider/polyglot", "coding", 0.3, 80),
         ("livebench/coding", "coding", 0.3, 75), ("terminal-bench/accuracy", "agent", 1.0, 70),
@@ -402,8 +404,8 @@ class SiteConfig(Strict):
         for i, b in enumerate(self.boards):
             if b.role not in self.roles:
                 errors.append(f"boards.{i}.role: unknown role {b.role!r}")
-        for fam_id, fam in self.families.items():
-            for feed in fam.feeds:
+        for fam_id, family in self.families.items():
+            for feed in family.feeds:
                 if feed.split("/", 1)[0] not in names:
                     errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured source")
         if errors:

@@ -149,7 +149,7 @@ def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int,
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: _sleep(seconds),
         before_sleep=lambda rs: log.info("retrying %s (attempt %d failed: %s)", url, rs.attempt_number,
-                                         rs.outcome.exception()),
+                                         rs.outcome.exception() if rs.outcome else None),
     )
     try:
         return retrying(_get_once, client, url, timeout, max_bytes)

@@ -160,7 +160,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: fetch_module._sleep(seconds),  # patched in tests
-        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception()),
+        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception() if rs.outcome else None),
     )
     try:
         with make_client(settings) as client:

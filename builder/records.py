@@ -173,3 +173,11 @@ class ParseResult:
     build_checks: tuple[BuildCheck, ...] = ()
     models: tuple[ModelInfo, ...] = ()
     published: date | None = None  # the payload's publication date, when it says
+
+
+def known(value: float | None, what: str) -> float:
+    """``value`` of a record already checked to have it (e.g. a usable observation's raw);
+    a missing one is a bug in the caller, reported as ``ValueError`` naming ``what``."""
+    if value is None:
+        raise ValueError(f"{what} is missing")
+    return float(value)

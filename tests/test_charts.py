@@ -13,7 +13,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from builder.snapshot import validate_snapshot
 from fixtures.make_snapshot import arena_only_model, full_arena, make_snapshot
 
 from builder.charts.data import (
@@ -28,8 +27,9 @@ from builder.charts.data import (
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.svg import linear_ticks, log_ticks, spread_labels
 from builder.config import load_config
-from builder.util.text import model_slug
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
+from builder.util.text import model_slug
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -189,13 +189,14 @@ def test_price_quality_data_matches_the_snapshot(built):
     snap = snaps[-1]
     doc = _doc(out, "price-quality")
     assert doc["date"] == snap["date"] and doc["as_of"] == snap.get("as_of")
-    for board, b in zip(snap["boards"], doc["boards"]):
+    for board, b in zip(snap["boards"], doc["boards"], strict=False):
         assert b["id"] == board["id"]
         rows = [r for r in board["rows"] if r.get("rank") is not None]
         priced = [r for r in rows if r.get("token_price") not in (None, 0)]
         assert [p["identity"] for p in b["points"]] == [r["identity"] for r in priced]
-        for p, r in zip(b["points"], priced):
-            assert (p["rank"], p["score"], p["price"], p["partial"]) == (r["rank"], r["score"], r["token_price"], r["partial"])
+        for p, r in zip(b["points"], priced, strict=False):
+            want = (r["rank"], r["score"], r["token_price"], r["partial"])
+            assert (p["rank"], p["score"], p["price"], p["partial"]) == want
             assert p["open_weight"] == snap["models"][r["identity"]].get("open_weight")
             assert p["href"] == f"models/{model_slug(r['identity'])}/"
         assert {q["identity"] for q in b["left_out"]} == {r["identity"] for r in rows} - {r["identity"] for r in priced}
@@ -207,9 +208,11 @@ def test_price_quality_data_matches_the_snapshot(built):
             assert p["frontier"] is (not dominated)
     first = doc["boards"][0]
     unpriced = [r["identity"] for r in snap["boards"][0]["rows"] if r.get("token_price") is None]
-    assert [q["identity"] for q in first["left_out"]] == unpriced and snap["boards"][0]["rows"][2]["identity"] in unpriced
+    assert [q["identity"] for q in first["left_out"]] == unpriced
+    assert snap["boards"][0]["rows"][2]["identity"] in unpriced
     assert all(q["reason"] == "no blended token price in the snapshot" for q in first["left_out"])
-    rows = list(csv.DictReader(io.StringIO((out / "data" / "charts" / "price-quality.csv").read_text(encoding="utf-8"))))
+    text = (out / "data" / "charts" / "price-quality.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == sum(len(b["points"]) + len(b["left_out"]) for b in doc["boards"])
     on = [r for r in rows if r["board"] == first["id"] and r["on_frontier"] == "true"]
     assert sorted(r["identity"] for r in on) == sorted(first["frontier"])
@@ -252,7 +255,7 @@ def test_spread_data_matches_the_snapshot(built):
     by_name = {m["name"]: m for m in doc["arena"]["models"]}
     assert by_name["only-in-the-arena"]["href"] == "models/only-in-the-arena/"  # facts from scoring, a page
     assert doc["arena"]["models"][0]["href"] == f"models/{model_slug(arena['models'][0]['model'])}/"
-    for board, b in zip(snaps[-1]["boards"], doc["boards"]):
+    for board, b in zip(snaps[-1]["boards"], doc["boards"], strict=False):
         assert [p["score"] for p in b["points"]] == [r["score"] for r in board["rows"] if r.get("rank") is not None]
         for p in b["points"]:
             assert p["bin"] == math.floor(p["score"] / b["width"])
@@ -261,7 +264,8 @@ def test_spread_data_matches_the_snapshot(built):
 def test_static_svg_has_one_mark_per_data_point(built):
     out, _ = built
     docs = {k: _doc(out, k) for k in ("price-quality", "history", "ranks", "spread")}
-    page = lambda k: _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))
+    def page(k):
+        return _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))
     pq = page("price-quality")
     for b in docs["price-quality"]["boards"]:
         assert _marks(pq[b["id"]]) == len(b["points"]) > 0
@@ -332,7 +336,7 @@ def test_empty_and_unpriced_boards():
             r["token_price"] = None
     doc = compute_price_quality(validate_snapshot(snap))
     assert all(not b["points"] and not b["frontier"] for b in doc["boards"])
-    for b, s in zip(doc["boards"], snap["boards"]):
+    for b, s in zip(doc["boards"], snap["boards"], strict=False):
         assert len(b["left_out"]) == sum(r.get("rank") is not None for r in s["rows"])
     docs = compute_chart_data(None, [])
     assert docs["price-quality"]["boards"] == [] and docs["history"]["series"] == [] and docs["spread"]["arena"] is None

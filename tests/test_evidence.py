@@ -7,7 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from builder.errors import CheckFailed
 from builder.pipeline import build
 
 ROOT = Path(__file__).resolve().parents[1]
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def _cfg(tmp: Path):

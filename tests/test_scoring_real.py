@@ -4,21 +4,21 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import require_shared_data
 
 from builder.cli.context import Context, Group
-from conftest import require_shared_data
+from builder.cli.site import explain, score
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.calibrate import MIN_OVERLAP, compute_arena_anchor
-from builder.cli.site import explain, score
 from builder.snapshot import check_guards, load_snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -58,7 +58,7 @@ def real():
     from builder.sources import parse_payload
 
     cfg = SiteConfig.model_validate(config_dict(recorded=False))
-    now = datetime(2026, 1, 10, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 10, tzinfo=UTC)
     observations = []
     for name, (_, files) in FILES.items():
         payload = Payload(name, {k: (DATA / v).read_bytes() for k, v in files.items()}, now, "test")
@@ -128,7 +128,7 @@ def test_score_command_writes_a_snapshot(tmp_path):
     assert "(written)" in res.output
     snap = load_snapshot(snaps / "2026-01-10.json")
     assert snap.date == "2026-01-10" and snap.as_of is not None
-    assert check_guards(snap, datetime(2026, 1, 11, tzinfo=timezone.utc)) == []
+    assert check_guards(snap, datetime(2026, 1, 11, tzinfo=UTC)) == []
     assert not (tmp_path / "repo-snapshots").exists()
     res = runner.invoke(cli, ["--config", str(site), "score", "--date", "2026-01-10", "--snapshots-dir", str(snaps)])
     assert res.exit_code == 0 and "(kept)" in res.output

@@ -94,7 +94,8 @@ def test_verify_with_a_bad_snapshot_download_is_one_line(tmp_path):
     shutil.copy(SHIPPED, snaps / SHIPPED.name)
     out = tmp_path / "site"
     cfg = config(tmp_path, snaps)
-    assert run("--config", str(cfg), "render", "--snapshot", str(snaps / SHIPPED.name), "--out", str(out)).exit_code == 0
+    rendered = run("--config", str(cfg), "render", "--snapshot", str(snaps / SHIPPED.name), "--out", str(out))
+    assert rendered.exit_code == 0, rendered.output
     assert run("verify", str(out)).exit_code == 0
     download = out / "data" / "snapshots" / SHIPPED.name
     data = json.loads(download.read_text(encoding="utf-8"))
@@ -103,7 +104,8 @@ def test_verify_with_a_bad_snapshot_download_is_one_line(tmp_path):
     res = run("verify", str(out))
     assert res.exit_code == 2
     line = one_error_line(res.output)
-    assert str(download) in line and "stacks.best[0].board: board 'no-such-board' is not in the snapshot's boards" in line
+    assert str(download) in line
+    assert "stacks.best[0].board: board 'no-such-board' is not in the snapshot's boards" in line
 
 
 def test_the_build_stops_on_a_broken_previous_day(tmp_path):

@@ -146,7 +146,7 @@ def date_ticks(dates: Sequence[str], x: Callable[[str], float], gap: float = 78)
     """Dates to label, at least ``gap`` units apart along ``x``, the first and last kept."""
     if not dates:
         return []
-    last, out = dates[-1], []
+    last, out = dates[-1], list[str]()
     for d in dates:
         if (not out or x(d) - x(out[-1]) >= gap) and (d == last or x(last) - x(d) >= gap):
             out.append(d)

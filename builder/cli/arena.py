@@ -36,7 +36,7 @@ def _write_rows(path: Path, rows: list[dict[str, Any]], columns: Iterable[str]) 
     columns = list(columns)
     suffix = path.suffix.lower()
     if suffix == ".json":
-        write_atomic(path, lambda f: (json.dump(rows, f, indent=1, ensure_ascii=False), f.write("\n")))
+        write_atomic(path, lambda f: f.write(json.dumps(rows, indent=1, ensure_ascii=False) + "\n"))
     elif suffix == ".csv":
         def w(f):
             writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
@@ -141,7 +141,7 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
     write_atomic(out, w)
     if truth_output:
         truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills, strict=True)}
-        write_atomic(Path(truth_output), lambda f: (json.dump(truth, f, indent=1), f.write("\n")))
+        write_atomic(Path(truth_output), lambda f: f.write(json.dumps(truth, indent=1) + "\n"))
     click.echo(f"{out}: {n_battles} battles among {len(sim.models)} models")
 
 
@@ -221,7 +221,7 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
         for k in np.flatnonzero(np.isfinite(s.ratings)):
             e = {"date": s.date.isoformat(), "model": hist.models[k], "rating": round(float(s.ratings[k]), 2),
                  "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2)}
-            if s.lower is not None:
+            if s.lower is not None and s.upper is not None:
                 e["lower"] = float(s.lower[k]) if np.isfinite(s.lower[k]) else None
                 e["upper"] = float(s.upper[k]) if np.isfinite(s.upper[k]) else None
             entries.append(e)
@@ -231,7 +231,7 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
                        "models": [{k: v for k, v in e.items() if k != "date"} for e in entries]})
     out = Path(output)
     if out.suffix.lower() == ".json":
-        write_atomic(out, lambda f: (json.dump(slices, f, indent=1, ensure_ascii=False), f.write("\n")))
+        write_atomic(out, lambda f: f.write(json.dumps(slices, indent=1, ensure_ascii=False) + "\n"))
     else:
         _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
     click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)

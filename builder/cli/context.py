@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from builder.errors import CheckFailed, UserError
+
+if TYPE_CHECKING:  # loaded when a command asks for it, so --help stays quick
+    from builder.config import SiteConfig
 
 
 class Context:
@@ -19,9 +23,9 @@ class Context:
     def __init__(self, config: str, verbose: int) -> None:
         self.config_path = Path(config)
         self.verbose = verbose
-        self._loaded = None
+        self._loaded: tuple[SiteConfig, Path] | None = None
 
-    def load(self):
+    def load(self) -> tuple[SiteConfig, Path]:
         """(SiteConfig, base folder), loaded once."""
         if self._loaded is None:
             from builder.config import load_config

@@ -1,5 +1,5 @@
-"""Eval suites: per-task EvalRun scores aggregated into boards (seed 003) and the TKQR / ORA
-clarification metrics (seed 002).
+"""Eval suites: per-task EvalRun scores aggregated into boards (means with bootstrap CIs, win
+rates, paired differences) and the TKQR / ORA clarification metrics.
 
     io         read_eval_runs(paths) -> EvalRun records (JSONL / CSV / JSON), strict
     clarify    read_clarify_scores(paths) -> ClarifyScore; clarify_eval_runs -> EvalRun

@@ -1,4 +1,4 @@
-"""The leaderboard aggregator: per-task EvalRun records -> one board per metric (seed 003).
+"""The leaderboard aggregator: per-task EvalRun records -> one board per metric.
 
 For one metric, pivot the records into scores S (models x tasks) with a mask of the tasks
 each model has. Per model m with task set T_m and task weights w_t (1 unless weighted):
@@ -33,7 +33,7 @@ from builder.evals.bootstrap import bootstrap_means, percentile_ci, weighted_mea
 from builder.evals.io import check_eval_runs
 from builder.evals.records import EvalReport, EvalRun, LeaderboardRow, PairwiseRow
 
-AGGREGATE_ROUNDS = 500  # seed 003: the aggregator defaults to 500 rounds so demos and tests run fast
+AGGREGATE_ROUNDS = 500  # the aggregator's default: 500 bootstrap rounds, so demos and tests run fast
 AGGREGATE_ALPHA = 0.05
 
 
@@ -235,6 +235,6 @@ def _pairwise(
     rows = []
     for a, c in pairs:
         diff, lo, hi, n = result[(a, c)]
-        significant = lo is not None and (lo > 0.0 or hi < 0.0)
+        significant = lo is not None and hi is not None and (lo > 0.0 or hi < 0.0)
         rows.append(PairwiseRow(sm.models[a], sm.models[c], diff, lo, hi, n, bool(significant)))
     return tuple(rows)

@@ -1,6 +1,6 @@
 """Rendering eval boards: the seed-003 markdown table, the pairwise table and the JSON report.
 
-The leaderboard table is the one a CI comment can paste (seed 003):
+The leaderboard table is one a CI comment can paste as it is:
 
     | Rank | Model | Mean | 95% CI | Win rate | Tasks |
 
@@ -99,7 +99,7 @@ def render_clarify_json(
     reports: Sequence[EvalReport],
     inputs: Iterable[str | Path],
 ) -> dict[str, Any]:
-    """The JSON report of ``evals clarify``: seed 002's averages overall and per model, plus boards."""
+    """The JSON report of ``evals clarify``: the TKQR / ORA averages overall and per model, plus boards."""
     return {
         "schema": REPORT_SCHEMA,
         "inputs": [str(p) for p in inputs],

@@ -206,7 +206,7 @@ def recompute_boards(be: dict, tally: Tally) -> None:
             fams: dict[str, list[float]] = defaultdict(list)
             for o in usable.get(row["identity"], []):
                 fam = feed_family.get(o["feed"])
-                if fam in weights:
+                if fam is not None and fam in weights:
                     fams[fam].append(o["value"])
             means = {f: sum(v) / len(v) for f, v in fams.items()}
             for f, pub in row["families"].items():

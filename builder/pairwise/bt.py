@@ -76,7 +76,8 @@ class PairCounts:
         return round(float(self.wins_i.sum() + self.wins_j.sum() + self.ties.sum()))
 
     def totals(self) -> np.ndarray:
-        return self.wins_i + self.wins_j + self.ties
+        total: np.ndarray = self.wins_i + self.wins_j + self.ties
+        return total
 
     def per_model(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(battles, wins, ties) per model, shape (n_models,) each; wins exclude ties."""
@@ -103,14 +104,14 @@ def count_pairs(battles: Battles, rows: np.ndarray | None = None) -> PairCounts:
         for s in range(0, a.shape[0], _COUNT_CHUNK):
             keys, cell = pair_cells(a[s : s + _COUNT_CHUNK], b[s : s + _COUNT_CHUNK], o[s : s + _COUNT_CHUNK], n)
             flat += np.bincount(keys * 3 + cell, minlength=n * n * 3)
-        flat = flat.reshape(n * n, 3)
-        uniq = np.flatnonzero(flat.sum(axis=1))
-        flat = flat[uniq]
+        cells = flat.reshape(n * n, 3)
+        uniq = np.flatnonzero(cells.sum(axis=1))
+        cells = cells[uniq]
     else:
         keys, cell = pair_cells(a, b, o, n)
         uniq, inv = np.unique(keys, return_inverse=True)
-        flat = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
-    return PairCounts(battles.models, uniq // n, uniq % n, flat[:, 0].copy(), flat[:, 1].copy(), flat[:, 2].copy())
+        cells = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
+    return PairCounts(battles.models, uniq // n, uniq % n, cells[:, 0].copy(), cells[:, 1].copy(), cells[:, 2].copy())
 
 
 def pair_cells(a: np.ndarray, b: np.ndarray, o: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -73,6 +73,21 @@ class SimulatedBattles:
             yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
 
 
+def _check_arguments(n_models: int, n_battles: int, tie_prob: float, start: dt.date, end: dt.date,
+                     debut_spread: float) -> None:
+    """One ``UserError`` line for the first argument of ``simulate_battles`` out of range."""
+    if n_models < 2:
+        raise UserError("simulate: need at least 2 models")
+    if n_battles < 1:
+        raise UserError("simulate: need at least 1 battle")
+    if not 0.0 <= tie_prob < 1.0:
+        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
+    if end < start:
+        raise UserError(f"simulate: end {end} is before start {start}")
+    if not 0.0 <= debut_spread < 1.0:
+        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+
+
 def simulate_battles(
     skills: Mapping[str, float],
     n_battles: int,
@@ -89,16 +104,7 @@ def simulate_battles(
     base: float = 10.0,
 ) -> SimulatedBattles:
     """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale)."""
-    if len(skills) < 2:
-        raise UserError("simulate: need at least 2 models")
-    if n_battles < 1:
-        raise UserError("simulate: need at least 1 battle")
-    if not 0.0 <= tie_prob < 1.0:
-        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
-    if end < start:
-        raise UserError(f"simulate: end {end} is before start {start}")
-    if not 0.0 <= debut_spread < 1.0:
-        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+    _check_arguments(len(skills), n_battles, tie_prob, start, end, debut_spread)
     rng = np.random.default_rng(seed)
     models = tuple(skills)
     s = np.array([float(skills[m]) for m in models])
@@ -127,7 +133,8 @@ def simulate_battles(
     def draw(size_mask: np.ndarray) -> np.ndarray:
         u = rng.random(size_mask.sum()) * limit[size_mask]
         k = np.searchsorted(cum, u, side="right")
-        return order[np.minimum(k, avail[size_mask] - 1)]
+        drawn: np.ndarray = order[np.minimum(k, avail[size_mask] - 1)]
+        return drawn
 
     everyone = np.ones(n_battles, dtype=bool)
     a = draw(everyone)

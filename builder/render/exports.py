@@ -17,6 +17,7 @@ from typing import Any
 
 from builder.snapshot.models import Board, BoardRow, Snapshot
 from builder.util.formats import RATING_LICENCE
+from builder.util.io import compact_json
 from builder.util.text import csv_cell
 
 #: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
@@ -122,7 +123,7 @@ def dump_json(doc: Any, *, compact: bool = False) -> str:
     """Deterministic JSON: sorted keys, UTF-8 text, trailing newline; one-space indent unless
     ``compact`` (snapshots: the C encoder only runs without indent, and they are large)."""
     if compact:
-        return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
+        return compact_json(doc, sort_keys=True)
     return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 

@@ -1,5 +1,4 @@
-"""Choose one configuration per source, feed and model (seed 004, "Choose one configuration
-per source and model").
+"""Choose one configuration per source, feed and model: one observation counts per model.
 
 For every (source, feed, identity) the selected observation is the one that maximises
 

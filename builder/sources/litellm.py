@@ -1,6 +1,6 @@
 """LiteLLM ``model_prices_and_context_window.json`` -> token ``Price`` records.
 
-Formula (seed 004, "What qualifies for each board"): token prices use LiteLLM chat entries
+Formula (what qualifies a model for the priced boards): token prices use LiteLLM chat entries
 without a colon in the name; input and output prices must be finite, numeric, positive and
 not booleans; the blended price, in USD per million tokens, is
 

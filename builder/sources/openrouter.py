@@ -1,6 +1,6 @@
 """OpenRouter ``GET /api/v1/models`` -> token ``Price`` records (the value stack's prices).
 
-Formula (seed 004): the blended price, in USD per million tokens, is
+Formula: the blended price, in USD per million tokens, is
 
     blended = 1_000_000 * (0.75 * pricing.prompt + 0.25 * pricing.completion)
 
@@ -62,7 +62,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             prices.append(Price(source.name, key, key, None, None, None, as_of, excluded="entry has no model id"))
             continue
         key = row["id"]
-        pricing = row.get("pricing") if isinstance(row.get("pricing"), dict) else {}
+        pricing = row.get("pricing")
+        pricing = pricing if isinstance(pricing, dict) else {}
         inp, bad_in = _price(pricing.get("prompt"), "pricing.prompt")
         out, bad_out = _price(pricing.get("completion"), "pricing.completion")
         reason = bad_in or bad_out

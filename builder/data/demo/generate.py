@@ -19,6 +19,7 @@ import uuid
 import zlib
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -478,7 +479,7 @@ def arena_spelling(k: str) -> str:
 
 def gen_arena() -> None:
     cats = {}
-    entries = []
+    entries: list[tuple[str, float, str]] = []
     for k, r in ARENA.items():
         entries.append((arena_spelling(k), r, k))
         for sp, off in ARENA_VARIANTS.get(k, []):
@@ -606,7 +607,7 @@ def gen_epoch() -> None:
         "Ai2": "United States of America",
         "Nous": "United States of America",
     }
-    versions = {
+    versions: dict[str, list[tuple[str, float | None]]] = {
         "claude-opus-5.5": [("claude-opus-5-5-20261001", 0.0), ("claude-opus-5-5-20261001_32K", None)],
         "gpt-6": [
             ("gpt-6-2026-09-18_high", 0.0),
@@ -994,10 +995,11 @@ CATS_NEW = {
     "IF": ["paraphrase", "simplify", "story_generation", "summarize"],
 }
 CATS_OLD = {c: [t for t in ts if t not in ("consecutive_events", "integrals_with_game")] for c, ts in CATS_NEW.items()}
-TASK_OFFSET = {}
+TASK_OFFSET: dict[str, float] = {}
 
 
-def livebench_rows(models: dict[str, str], cats: dict, missing: tuple[str, str] | None) -> str:
+def livebench_rows(models: dict[str, tuple[str, float]], cats: dict[str, list[str]],
+                   missing: tuple[str, str] | None) -> str:
     tasks = sorted({t for ts in cats.values() for t in ts}, key=str.lower)
     for t in tasks:
         TASK_OFFSET.setdefault(t, float(rng.normal(0, 12)))
@@ -1221,14 +1223,14 @@ def tb_trial(
     model_name: str | None,
     start: datetime,
     p: float,
-    agent_kwargs=None,
+    agent_kwargs: dict[str, Any] | None = None,
     null_resolved: int = 0,
 ) -> float:
     folder = base / sub / trial if trial else base / sub
     run_id = trial or start.strftime("%Y-%m-%d__%H-%M-%S")
     results = []
-    resolved = []
-    unresolved = []
+    resolved: list[str] = []
+    unresolved: list[str] = []
     t = start
     for i, task in enumerate(tasks):
         difficulty = (zlib.crc32(task.encode()) % 100) / 100.0
@@ -1711,7 +1713,7 @@ def gen_openrouter() -> None:
     for k, mid in OR_IDS.items():
         pin, pout = PRICES[k]
         mult = OR_MULT.get(k, 1.0)
-        extra = (
+        extra: dict[str, Any] | None = (
             {"input_cache_read": dec(pin * mult * 0.1e-6)}
             if k.startswith(("claude", "gpt", "gemini", "deepseek"))
             else None

@@ -20,7 +20,6 @@ and remove lines.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from builder.charts.data import (
 )
 from builder.render.pages.race import D3_DIST, D3_SITE_PATH, copy_d3
 from builder.render.writer import SiteWriter, Snap
+from builder.util.io import compact_json
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +62,6 @@ KIND_PAGES: dict[str, dict[str, str]] = {
                 "and, for each board, the distribution of displayed scores.",
     },
 }
-
-
-def _json(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
 
 
 def _anchor(series_id: str) -> str:
@@ -118,7 +114,7 @@ def render_chart_pages(
     """
     docs = compute_chart_data(snapshot, history)
     for kind, doc in docs.items():
-        w.file(f"{DATA_DIR}/{kind}.json", _json(doc))
+        w.file(f"{DATA_DIR}/{kind}.json", compact_json(doc))
         w.file(f"{DATA_DIR}/{kind}.csv", render_chart_csv(doc))
     has_d3 = (w.out / D3_SITE_PATH).is_file() or copy_d3(w.out, base) is not None
     if not has_d3:
