@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from builder.config import load_config
-from builder.history.diff import compute_change_log
-from builder.render import og
-from builder.render.pages import boards, models
-from builder.render.site import render_site
-from builder.snapshot import list_snapshots, load_snapshot
+from builder.config import load_config  # noqa: E402
+from builder.history.diff import compute_change_log  # noqa: E402
+from builder.render import og  # noqa: E402
+from builder.render.pages import boards, models  # noqa: E402
+from builder.render.site import render_site  # noqa: E402
+from builder.snapshot import list_snapshots, load_snapshot  # noqa: E402
 
 
 def main() -> None:
