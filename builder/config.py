@@ -403,6 +403,11 @@ class FetchSettings(Strict):
     "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
 
 
+class ChangesConfig(Strict):
+    score_threshold: float = Field(default=10.0, gt=0)
+    "The What changed page lists a score move when a board row's unrounded R moved by at least this (Arena points)."
+
+
 class SiteConfig(Strict):
     site: SiteInfo = Field(default_factory=SiteInfo)
     "Title, URL and licence of the site."
@@ -438,6 +443,8 @@ class SiteConfig(Strict):
     "Bootstrap intervals, rank ranges and tie groups on every role board."
     demo: bool = False
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
+    changes: ChangesConfig = Field(default_factory=ChangesConfig)
+    "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:
