@@ -67,6 +67,17 @@ class ApiSettings:
     "Markdown body of the methodology page (content/methodology.md), or None."
 
 
+
+_ROW_UNCERTAINTY = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+"The fields a row takes from its ``uncertainty`` object, flat, as the board downloads write them."
+
+
+def _flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A snapshot row with its ``uncertainty`` object spread into flat fields (null without one)."""
+    out = {k: v for k, v in row.items() if k != "uncertainty"}
+    u = row.get("uncertainty") or {}
+    return {**out, **{k: u.get(k) for k in _ROW_UNCERTAINTY}}
+
 def api_settings(cfg: SiteConfig, base_url: str, licence: str, attribution: str,
                  methodology: ContentLike | None) -> ApiSettings:
     """The settings from ``site.yml`` (and the methodology page, anything with a markdown ``body``)."""
@@ -299,7 +310,7 @@ def compute_api(
         board_docs[bid] = BoardDoc.model_validate({
             "snapshot": ref, "board": dl["board"], "rule": rule, "licence": dl.get("licence") or settings.licence,
             "attribution": dl.get("attribution") or settings.attribution, "download": urls["download"],
-            "page": urls["page"], "rows": rows, "new": new,
+            "page": urls["page"], "rows": rows, "new": new, "uncertainty": dl.get("uncertainty"),
             "provenance": {r["identity"]: idx.provenance(r) for r in rows + new}, "sources": sources,
         })
         summaries.append({
@@ -312,7 +323,7 @@ def compute_api(
     for m in snapshot.get("machines") or []:
         limit, rule = machine_rule(m, settings)
         machines.append({"id": m.get("id"), "name": m.get("name"), "memory_gb": m.get("memory_gb"),
-                         "limit_gb": limit, "rule": rule, "rows": m.get("rows") or [],
+                         "limit_gb": limit, "rule": rule, "rows": [_flat_row(r) for r in m.get("rows") or []],
                          "page": f"{base}picks/#machine-{m.get('id')}"})
 
     # arena fit: spellings -> identities, ratings and the observed win-rate matrix

@@ -86,6 +86,18 @@ class BoardRow(ApiModel):
     build_price: float | None = Field(description="PirateBench median build price, USD per build.")
     build_passed: bool | None = Field(description="PirateBench build check passed.")
     families: dict[str, float] | None = Field(description="Family mean of usable calibrated scores, Arena scale.")
+    r_lo: float | None = Field(default=None, description="2.5 percentile of R over the board bootstrap's rounds, "
+                               "Arena scale (null without a bootstrap).")
+    r_hi: float | None = Field(default=None, description="97.5 percentile of R over those rounds.")
+    rank_lo: int | None = Field(default=None, description="Best plausible rank (2.5 percentile of the rank).")
+    rank_hi: int | None = Field(default=None, description="Worst plausible rank (97.5 percentile of the rank).")
+    rank_ub: int | None = Field(default=None, description="Rank (UB): 1 + the ranked rows whose r_lo is above "
+                                "this row's r_hi.")
+    p_first: float | None = Field(default=None, description="Share of rounds in which the row ranks 1.")
+    p_above: float | None = Field(default=None, description="Share of rounds in which the row directly above has "
+                                  "a strictly greater R (null on the first row).")
+    tied_above: bool | None = Field(default=None, description="p_above under the tie threshold: statistically tied "
+                                    "with the row above.")
 
 
 class ObservationRef(ApiModel):
@@ -232,6 +244,22 @@ class IndexDoc(ApiModel):
 # --------------------------------------------------------------------------- boards/{id}.json
 
 
+class PairwiseDoc(ApiModel):
+    identities: list[str] = Field(description="The board's top ranked rows (at most 20), in board order.")
+    p_greater: list[list[float]] = Field(description="p_greater[a][b]: share of rounds in which row a has a "
+                                         "strictly greater R than row b.")
+
+
+class BoardUncertaintyDoc(ApiModel):
+    """The board bootstrap behind the rows' intervals, rank ranges and tie markers."""
+
+    rounds: int = Field(description="Bootstrap rounds.")
+    seed: int = Field(description="Seed of the draws (random.Random), so anyone can rerun them.")
+    interval: list[float] = Field(description="Lower and upper percentile of the intervals, as fractions.")
+    tie_threshold: float = Field(description="p_above under this marks a row as tied with the row above.")
+    pairwise: PairwiseDoc
+
+
 class BoardDoc(ApiModel):
     """``api/v1/boards/{id}.json``."""
 
@@ -245,6 +273,8 @@ class BoardDoc(ApiModel):
     page: str
     rows: list[BoardRow]
     new: list[BoardRow]
+    uncertainty: BoardUncertaintyDoc | None = Field(
+        default=None, description="The board bootstrap (null when the snapshot has none).")
     provenance: dict[str, Provenance] = Field(
         description="Identity -> number (a family id, token_price, build_price) -> URLs of the published values "
                     "behind it (an empty list: a local source with no public URL).")
