@@ -20,7 +20,7 @@ from builder.api.build import compute_schemas, endpoint_paths, methodology_markd
 from builder.api.models import SCHEMAS, BoardRow
 from builder.config import load_config
 from builder.evidence.explain import explain_model, format_explain
-from builder.render.exports import BOARD_CSV_COLUMNS
+from builder.render.exports import BOARD_CSV_COLUMNS, UNCERTAINTY_COLUMNS
 from builder.render.site import render_site
 from builder.snapshot import list_snapshots, load_snapshot, validate_snapshot
 from builder.util.text import model_slug
@@ -87,8 +87,10 @@ def test_board_rows_are_the_download_rows_field_for_field(bundled_site, snapshot
         assert doc["board"] == download["board"]
         assert [r["identity"] for r in doc["rows"]] == [r["identity"] for r in b["rows"]]
         assert set(doc["provenance"]) == {r["identity"] for r in doc["rows"] + doc["new"]}
-    # the typed row has the download's columns, in the download's order (then families)
-    assert list(BoardRow.model_fields) == [c for c, _, _ in BOARD_CSV_COLUMNS[1:]] + ["families"]
+    # the typed row has the download's columns, in the download's order (families, then the
+    # bootstrap's columns last)
+    assert list(BoardRow.model_fields) == [c for c, _, _ in BOARD_CSV_COLUMNS[1:] if c not in UNCERTAINTY_COLUMNS] + [
+        "families", *UNCERTAINTY_COLUMNS]
 
 
 def test_provenance_names_the_url_of_every_number(bundled_site, snapshot):
@@ -157,7 +159,11 @@ def test_index_lists_boards_models_endpoints_and_links_that_exist(bundled_site, 
             assert (bundled_site / e["path"]).is_file(), e["path"]
     rtx = next(m for m in index["machines"] if m["id"] == "rtx-3090")
     assert rtx["limit_gb"] == 19.2 and "80% of 24 GB" in rtx["rule"]
-    assert rtx["rows"] == next(m for m in snapshot["machines"] if m["id"] == "rtx-3090")["rows"]
+    # the snapshot's rows, with the (empty) bootstrap object spread into the board rows' flat fields
+    want = next(m for m in snapshot["machines"] if m["id"] == "rtx-3090")["rows"]
+    assert all(r["uncertainty"] is None for r in want)
+    assert rtx["rows"] == [{**{k: v for k, v in r.items() if k != "uncertainty"}, **dict.fromkeys(UNCERTAINTY_COLUMNS)}
+                           for r in want]
 
 
 def test_methodology_markdown_is_the_page_with_absolute_links(bundled_site):
