@@ -113,6 +113,11 @@ def test_published_weights_reproduce_published_r(open_page, site, board_id):
     for row in board.rows:
         assert abs(got[row.identity] - row.r) <= 1e-9 * max(1.0, abs(row.r)), row.identity
     assert page.get_attribute("#board-table", "data-custom-weights") == "0"
+    # with the published weights the rank cells are as served: tie markers and their hidden words stay
+    tied = [r.identity for r in board.rows if r.uncertainty is not None and r.uncertainty.tied_above]
+    shown = dict(page.eval_on_selector_all("#board-table tbody tr", "rs => rs.map(r => [r.dataset.identity, "
+                                           "!!r.cells[0].querySelector('.tie') && !!r.cells[0].querySelector('.sr')])"))
+    assert [i for i, marked in shown.items() if marked] == tied
 
 
 def test_own_weights_rescore_and_reorder(open_page, site):
@@ -139,11 +144,19 @@ def test_own_weights_rescore_and_reorder(open_page, site):
     first = page.eval_on_selector("#board-table tbody tr", "r => [r.cells[0].textContent, "
                                   "r.querySelector('.score').textContent]")
     assert first == ["1", str(round(max(s[0] for s in scored if s[0] is not None)))]
+    # the bootstrap's columns belong to the published weights: a dash with the reader's own
+    boot = page.eval_on_selector_all("#board-table tbody tr", "rs => rs.map(r => [...r.cells].filter((c, i) => "
+                                     "['interval', 'rank_ub'].includes(r.closest('table').tHead.rows[0].cells[i]"
+                                     ".dataset.key)).map(c => c.textContent.trim()))")
+    assert boot and all(cells == ["\u2013", "\u2013"] for cells in boot)
     # the URL brings the same view back; "Published weights" restores the board
     again = open_page(urlsplit(page.url).path.removeprefix("/s/") + "?" + urlsplit(page.url).query)
     assert _visible_identities(again)[:len(want)] == want
     again.click("#own-weights [data-role=reset]")
     assert _visible_identities(again) == [r.identity for r in board.rows]
+    assert again.eval_on_selector("#board-table tbody tr", "r => r.cells[0].innerHTML.trim()") == "1"
+    assert again.eval_on_selector_all("#board-table td.interval .ci-text", "cs => cs.length") == sum(
+        1 for r in board.rows if r.uncertainty is not None and r.uncertainty.r_lo is not None)
     assert "w." not in urlsplit(again.url).query
     assert axe_violations(page) == []
 

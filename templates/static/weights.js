@@ -3,7 +3,9 @@
      R = sum(w_f * mean_f for present f) / sum(w_f for present f)   (families with w_f > 0 only)
      score = R rounded half to even;  rank = 1 + number of rows with a strictly greater R
    Row order: descending R, ties in ascending model spelling. Weights in the URL: w.<family>=<value>.
-   Every row gets data-r-browser (the R this script computed), also with the published weights. */
+   Every row gets data-r-browser (the R this script computed), also with the published weights.
+   The bootstrap's columns (95% interval, Rank (UB)) belong to the published weights: with the
+   reader's own weights they show a dash until the published weights are back. */
 (function () {
   "use strict";
 
@@ -42,10 +44,12 @@
       return -1;
     }
     var rankCol = col("rank"), scoreCol = col("score");
+    var bootCols = [col("interval"), col("rank_ub")].filter(function (i) { return i >= 0; });
     rows.forEach(function (r) {
       var rank = r.cells[rankCol], score = r.cells[scoreCol];
-      r._published = { rankText: rank.textContent, rankSort: rank.getAttribute("data-sort"),
-                       scoreHTML: score.innerHTML, scoreSort: score.getAttribute("data-sort") };
+      r._published = { rankHTML: rank.innerHTML, rankSort: rank.getAttribute("data-sort"),
+                       scoreHTML: score.innerHTML, scoreSort: score.getAttribute("data-sort"),
+                       boot: bootCols.map(function (i) { return r.cells[i].innerHTML; }) };
       r._means = JSON.parse(r.getAttribute("data-families") || "{}");
     });
 
@@ -86,6 +90,7 @@
           strong.textContent = s.r === null ? "\u2013" : String(roundHalfEven(s.r));
           sc.appendChild(strong);
           sc.setAttribute("data-sort", s.r === null ? "" : String(s.r));
+          bootCols.forEach(function (i) { s.row.cells[i].textContent = "\u2013"; });
           s.row.setAttribute("data-custom", "1");
           frag.appendChild(s.row);
         });
@@ -93,8 +98,9 @@
       } else {
         rows.forEach(function (r) {
           var rc = r.cells[rankCol], sc = r.cells[scoreCol];
-          rc.textContent = r._published.rankText;
+          rc.innerHTML = r._published.rankHTML;
           rc.setAttribute("data-sort", r._published.rankSort);
+          bootCols.forEach(function (i, k) { r.cells[i].innerHTML = r._published.boot[k]; });
           sc.innerHTML = r._published.scoreHTML;
           sc.setAttribute("data-sort", r._published.scoreSort);
           r.removeAttribute("data-custom");
