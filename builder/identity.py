@@ -46,6 +46,7 @@ spellings of ONE source at a time.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 import unicodedata
@@ -111,10 +112,16 @@ def normalise(spelling: str, folding: FoldingConfig) -> str:
     return folded
 
 
-def _effort_tokens(folding: FoldingConfig) -> list[str]:
+def _effort_tokens(folding: FoldingConfig) -> tuple[str, ...]:
     """Configured effort suffixes as normalised token tails, longest first."""
-    tails = {_fold_text(s) for s in folding.effort_suffixes}
-    return sorted((t for t in tails if t), key=lambda t: (-len(t), t))
+    return _effort_tails(tuple(folding.effort_suffixes))
+
+
+@functools.lru_cache(maxsize=8)
+def _effort_tails(suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    # folded once per suffix list, not once per spelling (a build splits thousands)
+    tails = {_fold_text(s) for s in suffixes}
+    return tuple(sorted((t for t in tails if t), key=lambda t: (-len(t), t)))
 
 
 def split_effort(key: str, folding: FoldingConfig) -> tuple[str, str | None]:

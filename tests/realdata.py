@@ -15,6 +15,7 @@ Environment: ``MODELBOARDS_TEST_DATA`` names the cache folder (default: the user
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,20 +31,74 @@ class RealDataUnavailable(Exception):
     """The real files are not beside the clone and could not be downloaded (one-line message)."""
 
 
+class RegistryError(RealDataUnavailable):
+    """A line of the registry that pins nothing reliably (one-line message naming the line)."""
+
+
+#: A registry URL: a file of a GitHub repository at one commit, named by its full 40-hex id
+#: (a short id is unique only until the repository grows a second commit with that prefix).
+PINNED_URL = re.compile(
+    r"^https://raw\.githubusercontent\.com/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(?P<commit>[^/]+)/(?P<path>.+)$")
+FULL_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
 @dataclass(frozen=True)
 class Entry:
     path: str  # relative to the data folder, POSIX
     sha256: str
     url: str
 
+    @property
+    def repo(self) -> str:
+        """``owner/name`` of the upstream repository."""
+        return _url_part(self.url, "repo")
 
-def registry(path: Path = REGISTRY) -> list[Entry]:
-    """Every registered file, in registry order."""
+    @property
+    def commit(self) -> str:
+        return _url_part(self.url, "commit")
+
+    @property
+    def upstream_path(self) -> str:
+        """The file's path inside the repository."""
+        return _url_part(self.url, "path")
+
+
+def _url_part(url: str, part: str) -> str:
+    m = PINNED_URL.match(url)
+    if m is None:
+        raise ValueError(f"not a pinned registry URL: {url}")
+    return m.group(part)
+
+
+def parse_registry_line(line: str, where: str) -> Entry | None:
+    """One registry line as an Entry (None: a comment or blank line); RegistryError otherwise."""
+    if not line.strip() or line.startswith("#"):
+        return None
+    fields = line.split("\t")
+    if len(fields) != 3:
+        raise RegistryError(f"{where}: expected path<TAB>sha256<TAB>url, got {len(fields)} field(s)")
+    rel, sha, url = fields
+    if not SHA256.match(sha):
+        raise RegistryError(f"{where}: {rel}: {sha!r} is not a sha256 (64 lower-case hex digits)")
+    m = PINNED_URL.match(url)
+    if m is None:
+        raise RegistryError(f"{where}: {url} is not a raw.githubusercontent.com URL of owner/repo/commit/path")
+    if not FULL_COMMIT.match(m.group("commit")):
+        raise RegistryError(f"{where}: {url} pins commit {m.group('commit')!r}, not a full 40-hex commit "
+                            f"(a short SHA can become ambiguous)")
+    return Entry(rel, sha, url)
+
+
+def registry(path: Path | None = None) -> list[Entry]:
+    """Every registered file of ``path`` (default ``REGISTRY``), in registry order;
+    RegistryError (one line) on a bad line."""
+    path = REGISTRY if path is None else path
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            rel, sha, url = line.split("\t")
-            out.append(Entry(rel, sha, url))
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        entry = parse_registry_line(line, f"{path.name} line {n}")
+        if entry is not None:
+            out.append(entry)
     return out
 
 

@@ -285,7 +285,7 @@ def test_spread_data_matches_the_snapshot(built):
     assert ratings == sorted(ratings, reverse=True)
     assert len(ratings) == len(arena["models"])
     by_name = {m["name"]: m for m in doc["arena"]["models"]}
-    assert by_name["only-in-the-arena"]["href"] == "models/only-in-the-arena/"  # facts from scoring, a page
+    assert by_name["\u2068only-in-the-arena\u2069"]["href"] == "models/only-in-the-arena/"  # facts from scoring, a page
     assert doc["arena"]["models"][0]["href"] == f"models/{model_slug(arena['models'][0]['model'])}/"
     for board, b in zip(snaps[-1]["boards"], doc["boards"], strict=False):
         assert [p["score"] for p in b["points"]] == [r["score"] for r in board["rows"] if r.get("rank") is not None]
@@ -359,7 +359,8 @@ def test_hostile_names_are_escaped(tmp_path):
     assert "&lt;img src=x onerror=alert(1)&gt;" in pq
     assert f'href="../../models/{model_slug(row["identity"])}/"' in pq  # a slug, never the raw identity
     doc = json.loads((tmp_path / "data" / "charts" / "price-quality.json").read_text(encoding="utf-8"))
-    assert doc["boards"][0]["points"][0]["name"] == "<img src=x onerror=alert(1)>"  # data stays data
+    # data stays data: the name unescaped, as a bidi isolate for the page's script
+    assert doc["boards"][0]["points"][0]["name"] == "\u2068<img src=x onerror=alert(1)>\u2069"
     spread = (tmp_path / "charts" / "spread" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(8)&lt;/script&gt;" in spread
 

@@ -6,14 +6,16 @@ reachable source the tests fail with one line saying how to get the files."""
 from __future__ import annotations
 
 import http.server
+import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 import realdata
 from conftest import QuietServer
-from realdata import RAW_BASE, RealDataUnavailable, fetch_real_data, registry
+from realdata import FULL_COMMIT, RAW_BASE, RealDataUnavailable, RegistryError, fetch_real_data, registry
 
 SAMPLE = [
     "aider/polyglot_leaderboard.yml",
@@ -38,9 +40,108 @@ def test_registry_pins_every_manifest_file_with_its_sha256(shared_data):
     if (shared_data / "SHA256SUMS").is_file():
         assert {e.path: e.sha256 for e in entries} == _sums(shared_data)
     for e in entries:
-        owner, repo, commit, *path = e.url.removeprefix(RAW_BASE + "/").split("/")
-        assert e.url.startswith(RAW_BASE + "/") and owner and repo and path
-        assert len(commit) >= 8 and all(c in "0123456789abcdef" for c in commit), e.url
+        assert e.url == f"{RAW_BASE}/{e.repo}/{e.commit}/{e.upstream_path}"
+        assert FULL_COMMIT.match(e.commit), e.url  # a full 40-hex commit, never a short SHA
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One file (or folder prefix, ending in /) of MANIFEST.md's table and where it came from."""
+
+    local: str
+    repo: str
+    path: str | None  # the upstream file, a folder (ending in /), or None: the local path less its first folder
+    commit: str  # as MANIFEST.md writes it (a short id)
+
+    def upstream_path(self, local: str) -> str:
+        if self.path is None:
+            return local.split("/", 1)[1]
+        return self.path + local.rsplit("/", 1)[-1] if self.path.endswith("/") else self.path
+
+
+def _locals(cell: str) -> list[str]:
+    """``a/{x,y}_z.csv`` -> a/x_z.csv, a/y_z.csv; ``a/x.csv, y.json`` -> a/x.csv, a/y.json;
+    ``a/b/...`` -> the prefix a/b/."""
+    brace = re.fullmatch(r"(.*)\{(.*)\}(.*)", cell)
+    if brace:
+        return [brace.group(1) + alt + brace.group(3) for alt in brace.group(2).split(",")]
+    first, *rest = [c.strip() for c in cell.split(",")]
+    folder = first.rsplit("/", 1)[0] + "/"
+    return [first.removesuffix("...")] + [folder + r for r in rest]
+
+
+def manifest_pins(text: str) -> list[Pin]:
+    """The table of ../shared/data/MANIFEST.md as pins: ``same``, ``same repo`` and ``same path``
+    refer to the row above; ``@ a / b`` gives the commits of the row's files in order."""
+    pins: list[Pin] = []
+    repo = path = None
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]  # after the header
+    for row in rows:
+        cells = [c.strip().strip("`") for c in row.strip("|").split("|")]
+        files, src = _locals(cells[0]), cells[1]
+        commits = re.search(r"@ ([0-9a-f]{7,40})(?: / ([0-9a-f]{7,40}))?", src)
+        assert commits, row
+        if src.startswith("same path"):
+            pass  # the row above's repository and path
+        elif src.startswith("same repo @"):
+            path = path.rsplit("/", 1)[0] + "/"  # the row above's folder
+        else:
+            if not src.startswith("same"):
+                named = re.search(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?= : | @ )", src)
+                assert named, row
+                repo = named.group(1)
+            path = src.split(" : ", 1)[1].split(" @ ", 1)[0] if " : " in src.split(" @ ", 1)[0] else None
+        ids = [c for c in commits.groups() if c]
+        for k, f in enumerate(files):
+            pins.append(Pin(f, repo, path, ids[k] if len(ids) == len(files) else ids[0]))
+    return pins
+
+
+def test_the_registry_pins_what_the_manifest_names():
+    """Every registry URL names the repository, path and (expanded) commit MANIFEST.md gives
+    for that file, and every file the manifest names is registered."""
+    manifest = realdata.SHARED_DATA / "MANIFEST.md"
+    if not manifest.is_file():
+        pytest.skip(f"{manifest} is not beside this clone: nothing to compare the registry with")
+    pins = manifest_pins(manifest.read_text(encoding="utf-8"))
+    assert len(pins) >= 15
+    entries = registry()
+    for e in entries:
+        hits = [p for p in pins if e.path == p.local or (p.local.endswith("/") and e.path.startswith(p.local))]
+        assert len(hits) == 1, (e.path, hits)
+        pin = hits[0]
+        assert e.repo == pin.repo, (e.path, e.repo, pin.repo)
+        assert e.commit.startswith(pin.commit), (e.path, e.commit, pin.commit)
+        assert e.upstream_path == pin.upstream_path(e.path), (e.path, e.upstream_path)
+    registered = {e.path for e in entries}
+    assert {p.local for p in pins if not p.local.endswith("/")} <= registered
+    assert all(any(r.startswith(p.local) for r in registered) for p in pins if p.local.endswith("/"))
+
+
+def test_a_short_sha_in_the_registry_is_refused_with_one_line(tmp_path, monkeypatch):
+    lines = realdata.REGISTRY.read_text(encoding="utf-8").splitlines()
+    n, line = next((k, x) for k, x in enumerate(lines, start=1) if x and not x.startswith("#"))
+    entry = realdata.parse_registry_line(line, "here")
+    short = line.replace(f"/{entry.commit}/", f"/{entry.commit[:8]}/")
+    bad = tmp_path / "data_registry.txt"
+    bad.write_text("\n".join([*lines[: n - 1], short, *lines[n:]]) + "\n", encoding="utf-8")
+    with pytest.raises(RegistryError) as err:
+        registry(bad)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"data_registry.txt line {n}: ")
+    assert f"/{entry.commit[:8]}/" in message and "not a full 40-hex commit" in message
+    # a fresh clone (no ../shared/data) fails the real-data tests with that line, before any download
+    monkeypatch.setattr(realdata, "SHARED_DATA", tmp_path / "no-shared-data")
+    monkeypatch.setattr(realdata, "REGISTRY", bad)
+    monkeypatch.setenv(realdata.CACHE_ENV, str(tmp_path / "cache"))
+    with pytest.raises(RegistryError, match="not a full 40-hex commit"):
+        realdata.real_data_dir()
+    assert not (tmp_path / "cache" / entry.path).exists()
+    for broken, why in ((line.replace("\t", " "), "expected path<TAB>sha256<TAB>url"),
+                        (line.replace(entry.sha256, entry.sha256[:12]), "is not a sha256"),
+                        (line.replace(RAW_BASE, "https://example.org"), "not a raw.githubusercontent.com URL")):
+        with pytest.raises(RegistryError, match=why):
+            realdata.parse_registry_line(broken, "x")
 
 
 class Mirror:

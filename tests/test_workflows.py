@@ -84,22 +84,94 @@ def _steps(name: str, job: str) -> list[dict]:
     return _load(name)["jobs"][job]["steps"]
 
 
+def _store() -> str:
+    from builder.config import FetchSettings
+
+    return yaml.safe_load((ROOT / "site.yml").read_text()).get("fetch", {}).get("store", FetchSettings().store)
+
+
+def _lines(path: str) -> list[str]:
+    return [line.strip() for line in path.strip().splitlines()]
+
+
 def test_site_workflow_keeps_the_payload_store_between_runs():
     """A fresh checkout has no .modelboards/store: the refresh restores the newest cached
-    store before the build and saves a new entry after it, even when the build failed."""
-    store = yaml.safe_load((ROOT / "site.yml").read_text()).get("fetch", {}).get("store", ".modelboards/store")
+    small payloads (everything but the battles dump) before the build and saves a new entry
+    after it, even when the build failed."""
+    store = _store()
     steps = _steps("site.yml", "build")
-    names = [s.get("uses", "") for s in steps]
-    restore = next(i for i, u in enumerate(names) if u.startswith("actions/cache/restore@"))
-    save = next(i for i, u in enumerate(names) if u.startswith("actions/cache/save@"))
     refresh = next(i for i, s in enumerate(steps) if "build --live" in s.get("run", ""))
-    assert restore < refresh < save
-    r, s = steps[restore]["with"], steps[save]["with"]
-    assert r["path"] == s["path"] == store
+    caches = [(i, s) for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/")]
+    small = [(i, s) for i, s in caches if _lines(s["with"]["path"]) == [store, f"!{store}/battles"]]
+    assert [s["uses"].split("@")[0] for _, s in small] == ["actions/cache/restore", "actions/cache/save"]
+    (ri, restore), (si, save) = small
+    assert ri < refresh < si
+    r, s = restore["with"], save["with"]
+    assert r["path"] == s["path"]  # the same paths, or the saved entry is never found again
     assert "${{ github.run_id }}" in r["key"] and r["key"] == s["key"]  # a new entry per run
     assert r["key"].startswith(r["restore-keys"]) and "${{" not in r["restore-keys"]  # the newest earlier one
-    assert "always()" in steps[save]["if"]  # a failed build still keeps what it fetched
-    assert "REFRESH" in steps[restore]["if"] and "REFRESH" in steps[save]["if"]
+    assert "always()" in save["if"]  # a failed build still keeps what it fetched
+    assert "REFRESH" in restore["if"] and "REFRESH" in save["if"]
+
+
+def test_site_workflow_caches_the_battles_dump_by_its_content():
+    """The ~2 GB dump has its own entry, keyed by the sha256 the build records for an accepted
+    download, restored every refresh and saved only when that key is new."""
+    from builder.fetch_battles import battles_dir
+
+    dump_dir = battles_dir(Path(_store())).as_posix()
+    steps = _steps("site.yml", "build")
+    refresh = next(i for i, s in enumerate(steps) if "build --live" in s.get("run", ""))
+    caches = [(i, s) for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/")]
+    dump = [(i, s) for i, s in caches if _lines(s["with"]["path"]) == [dump_dir]]
+    assert [s["uses"].split("@")[0] for _, s in dump] == ["actions/cache/restore", "actions/cache/save"]
+    (ri, restore), (si, save) = dump
+    key_step = next(i for i, s in enumerate(steps) if s.get("id") == "dump")
+    assert ri < refresh < key_step < si
+    prefix = restore["with"]["restore-keys"]
+    assert "${{" not in prefix and restore["with"]["key"].startswith(prefix)  # the newest dump entry
+    assert restore["id"] == "restore-dump" and "REFRESH" in restore["if"]
+    assert save["with"]["key"] == "${{ steps.dump.outputs.key }}"
+    cond = " ".join(save["if"].split())
+    assert "always()" in cond and "REFRESH" in cond and "steps.dump.outputs.key != ''" in cond
+    assert "steps.dump.outputs.key != steps.restore-dump.outputs.cache-matched-key" in cond  # unchanged: no save
+    assert "run_id" not in save["with"]["key"] and "run_id" not in prefix
+    assert f"{dump_dir}/status.json" in steps[key_step]["run"] and "always()" in steps[key_step]["if"]
+
+
+def _dump_key(tmp_path: Path, status) -> list[str]:
+    """The key the workflow's key step writes to $GITHUB_OUTPUT for a store whose battles
+    record is ``status`` (None: no record), run by bash in a copy of the store."""
+    from builder.fetch_battles import write_battles_status
+
+    if shutil.which("jq") is None:
+        pytest.fail("jq is required to run the workflow's dump-key step (it is on GitHub's runners)")
+    work = tmp_path / "work"
+    store = work / _store()
+    (store / "battles").mkdir(parents=True)
+    if status is not None:
+        write_battles_status(store, status)
+    out = tmp_path / "github_output"
+    out.write_text("")
+    step = next(s for s in _steps("site.yml", "build") if s.get("id") == "dump")
+    env = {"GITHUB_OUTPUT": str(out), "PATH": "/usr/bin:/bin"}
+    subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work, env=env, check=True, timeout=30)
+    return out.read_text().splitlines()
+
+
+def test_the_dump_key_is_the_sha256_of_an_accepted_download_only(tmp_path):
+    from datetime import UTC, datetime
+
+    from builder.records import FetchStatus
+
+    now = datetime(2026, 11, 30, 6, 45, tzinfo=UTC)
+    sha = "ab" * 32
+    ok = FetchStatus("arena-battles", True, 200, None, 10, sha, now, now, "https://example.org/d.json", True)
+    failed = FetchStatus("arena-battles", False, 500, "HTTP 500", 0, None, now, now, "https://example.org/d.json",
+                         True)
+    assert _dump_key(tmp_path / "ok", ok) == [f"key=arena-battles-{sha}"]
+    assert _dump_key(tmp_path / "failed", failed) == []  # the restored dump stays; nothing to save
+    assert _dump_key(tmp_path / "none", None) == []  # no live dump configured
 
 
 def test_site_workflow_sends_the_token_to_the_refresh_only():

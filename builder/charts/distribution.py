@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from builder.charts.svg import WIDTH, _f, _scale, _svg, _x_axis, linear_ticks, num_label
+from builder.util.text import escape_html as escape  # upstream names: escaped, bidi controls removed
 
 BINS = 12
 "About this many histogram bins."

@@ -25,6 +25,8 @@ Downloads written into the site::
              "models": [{"identity", "name", "value", "rank", "score", "partial",
                          "movement"?, "lower"?, "upper"?}, ...]}   # by rank, then name
 
+Each ``name`` is written as a bidi isolate (FSI ... PDI, ``builder.charts.script_json``).
+
 Colour: each identity gets one colour of Paul Tol's colour-blind-safe "muted" palette, from
 the first 8 hex digits of SHA-256(identity) modulo the palette size, so a model keeps its
 colour across frames, boards, builds and machines (never Python's salted ``hash``).
@@ -37,8 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from builder.charts.script_json import dump_script_json
 from builder.snapshot.models import ModelFacts, Snapshot
-from builder.util.io import compact_json
 
 PALETTE = (
     "#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499",
@@ -205,8 +207,9 @@ def compute_race_data(
 
 
 def dump_race_doc(doc: Mapping[str, Any]) -> str:
-    """A race document as written to the site: compact JSON, one trailing newline."""
-    return compact_json(doc)
+    """A race document as written to the site: compact JSON, one trailing newline, every name
+    a bidi isolate (``builder.charts.script_json``)."""
+    return dump_script_json(doc)
 
 
 def _write(out: Path, rel: str, doc: Mapping[str, Any]) -> Path:

@@ -11,7 +11,9 @@ no table, missing required columns), which marks the source failed.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+from collections import OrderedDict
 
 from builder.config import SourceConfig
 from builder.records import ParseResult, Payload
@@ -30,7 +32,38 @@ def row_url(source: SourceConfig, payload: Payload) -> str:
     return ""
 
 
+_PARSED: OrderedDict[tuple[str, str, str, str, str], ParseResult] = OrderedDict()
+_PARSED_MAX = 32
+
+
+def _parse_key(payload: Payload, source: SourceConfig) -> tuple[str, str, str, str, str]:
+    """What a parse result depends on: the source's whole configuration and the payload
+    (its files' names and bytes, its time and origin)."""
+    digest = hashlib.sha256()
+    for name in sorted(payload.files):
+        data = payload.files[name]
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return (source.model_dump_json(), payload.source, payload.fetched_at.isoformat(), payload.origin,
+            digest.hexdigest())
+
+
 def parse_payload(payload: Payload, source: SourceConfig) -> ParseResult:
-    """Dispatch to ``builder.sources.<kind>.parse``."""
+    """Dispatch to ``builder.sources.<kind>.parse``.
+
+    A build parses each payload twice, when it is fetched (the plausibility check) and
+    when the stored payload is scored; the second parse of the same bytes under the same
+    configuration returns the first one's result (records are frozen), so a build pays for
+    one. Only successes are kept, the last ``_PARSED_MAX`` of them, in this process.
+    """
+    key = _parse_key(payload, source)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        _PARSED.move_to_end(key)
+        return hit
     module = importlib.import_module(f"builder.sources.{source.kind}")
-    return module.parse(payload, source)
+    result: ParseResult = module.parse(payload, source)
+    _PARSED[key] = result
+    if len(_PARSED) > _PARSED_MAX:
+        _PARSED.popitem(last=False)
+    return result

@@ -14,6 +14,15 @@ Two more rules, used by the site and by the engines' own outputs alike:
   place in a model name: ``strip_bidi`` removes them (right-to-left letters themselves stay).
   The jinja environment's ``finalize`` (``finalize_value``) applies it to every printed
   value, and ``escape_html`` to HTML built outside templates (the charts' SVG).
+* Right-to-left letters stay, and a name made of them still pulls neutral text and digits
+  next to it into its own direction ("rank 3" read as "3 rank"). A name a page's script
+  draws (the race, the chart pages: SVG labels, legends, tooltips, search lists) arrives
+  from its JSON as one bidi isolate: ``isolate_bidi`` = FSI U+2068, the name without
+  controls, PDI U+2069. An isolate is laid out apart from the text around it whatever it
+  holds, in SVG text, HTML, native tooltips and form options alike, so a script needs no
+  markup of its own to keep it in. ``builder.charts.script_json`` applies it to every name
+  of those documents; the HTML of the same pages prints names through the environment
+  (stripped) in cells and links of their own.
 * A spreadsheet runs a cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
   return as a formula ("CSV injection"): ``neutralise_formula`` prefixes such text with an
   apostrophe, which spreadsheets show as text.
@@ -80,10 +89,22 @@ _BIDI = re.compile("[" + "".join(BIDI_CONTROLS) + "]")
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+FSI, PDI = "\u2068", "\u2069"
+"FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: the marks that open and close an isolate."
+
 
 def strip_bidi(text: str) -> str:
     """``text`` without bidirectional control characters."""
     return _BIDI.sub("", text) if _BIDI.search(text) else text
+
+
+def isolate_bidi(text: str) -> str:
+    """``text`` as one first-strong bidi isolate: FSI, the text without bidi controls, PDI.
+
+    Stripping first means no override or embedding inside can outlive the isolate, and an
+    already isolated text is isolated once (``isolate_bidi(isolate_bidi(t)) ==
+    isolate_bidi(t)``)."""
+    return FSI + strip_bidi(text) + PDI
 
 
 def neutralise_formula(text: str) -> str:

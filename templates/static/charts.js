@@ -76,7 +76,19 @@
   function num(v) { return Math.abs(v - Math.round(v)) < 1e-9 ? d3.format(",.0f")(v) : d3.format(",.1f")(v); }
   function usd(v) { return v !== 0 && Math.abs(v) < 0.1 ? "$" + v.toFixed(4) : "$" + d3.format(",.2f")(v); }
   function usdTick(v) { var dec = Math.max(0, -Math.floor(Math.log10(v) + 1e-9)); return "$" + d3.format(",." + dec + "f")(v); }
-  function short(s, n) { n = n || 26; return s.length <= n ? s : s.slice(0, n - 1) + "\u2026"; }
+  /* Model names arrive as bidi isolates, FSI + name + PDI (builder/charts/script_json.py), so
+     a right-to-left or hostile name never reorders the text drawn next to it. Three helpers
+     keep that true here: short() cuts inside the marks (the closing PDI stays), plain() is
+     the name a reader types (search compares without the marks), isolated() wraps the one
+     non-name string shown beside a name (a series key, to tell two same-named lines apart). */
+  var FSI = "\u2068", PDI = "\u2069", MARKS = /[\u2066-\u2069]/g;
+  function plain(s) { return s.replace(MARKS, ""); }
+  function isolated(s) { return FSI + plain(s) + PDI; }
+  function short(s, n) {
+    n = n || 26;
+    var body = plain(s);
+    return body.length <= n ? s : FSI + body.slice(0, n - 1) + "\u2026" + PDI;
+  }
   function day(s) { var p = s.split("-"); return Date.UTC(+p[0], +p[1] - 1, +p[2]); }
   function href(h) { return h ? siteRoot + h : null; }
   function weights(ow) { return ow === true ? ["ow", "triangle", "open weights"] : ow === false ? ["pw", "circle", "proprietary"] : ["uw", "square", "weights unknown"]; }
@@ -408,7 +420,7 @@
 
   function optionLabel(s, m) {
     var same = s.models.filter(function (o) { return o.name === m.name; }).length > 1;
-    return same ? m.name + " (" + m.key + ")" : m.name;
+    return same ? m.name + " (" + isolated(m.key) + ")" : m.name;
   }
 
   function drawHistory(panel, s) {
@@ -441,10 +453,10 @@
     });
     function say(text) { status.textContent = text; }
     function add() {
-      var q = input.value.trim().toLowerCase();
+      var q = plain(input.value).trim().toLowerCase();
       if (!q) { say("Type a model's name to add its line."); return; }
-      var m = s.models.filter(function (o) { return optionLabel(s, o).toLowerCase() === q; })[0] ||
-        s.models.filter(function (o) { return o.name.toLowerCase() === q || o.key.toLowerCase() === q; })[0];
+      var m = s.models.filter(function (o) { return plain(optionLabel(s, o)).toLowerCase() === q; })[0] ||
+        s.models.filter(function (o) { return plain(o.name).toLowerCase() === q || o.key.toLowerCase() === q; })[0];
       if (!m) { say("No model called \u201c" + input.value.trim() + "\u201d on this chart."); return; }
       if (picked[s.id].indexOf(m.key) >= 0) { say(m.name + " is already drawn."); return; }
       picked[s.id].push(m.key);
@@ -463,7 +475,7 @@
       var btn = e.target.closest ? e.target.closest(".picker-remove") : null;
       if (!btn) { return; }
       var key = btn.getAttribute("data-key"), at = picked[s.id].indexOf(key);
-      var name = (s.models.filter(function (m) { return m.key === key; })[0] || { name: key }).name;
+      var name = (s.models.filter(function (m) { return m.key === key; })[0] || { name: isolated(key) }).name;
       if (at >= 0) { picked[s.id].splice(at, 1); }
       drawHistory(panel, s);
       say("Removed " + name + ".");

@@ -143,8 +143,13 @@
   function y(pos) { return MARGIN.top + pos * BAR; }
   function offscreen() { return MARGIN.top + (state.top + 1) * BAR + MARGIN.bottom; }  /* below the view */
 
+  /* Model names arrive as bidi isolates, FSI + name + PDI (builder/charts/script_json.py), so a
+     right-to-left or hostile name never reorders the dagger or numbers drawn next to it; a long
+     name is cut inside the marks, so the closing PDI stays. */
+  var FSI = "\u2068", PDI = "\u2069";
   function label(d) {
-    var n = d.name.length > 26 ? d.name.slice(0, 25) + "\u2026" : d.name;
+    var body = d.name.replace(/[\u2066-\u2069]/g, "");
+    var n = body.length > 26 ? FSI + body.slice(0, 25) + "\u2026" + PDI : d.name;
     return n + (d.partial ? " \u2020" : "");
   }
 

@@ -33,9 +33,9 @@ from builder.charts.data import (
     render_chart_csv,
 )
 from builder.charts.distribution import render_distribution_svg
+from builder.charts.script_json import dump_script_json
 from builder.render.pages.race import D3_DIST, D3_SITE_PATH, copy_d3
 from builder.render.writer import SiteWriter, Snap
-from builder.util.io import compact_json
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def render_chart_pages(
     """
     docs = compute_chart_data(snapshot, history)
     for kind, doc in docs.items():
-        w.file(f"{DATA_DIR}/{kind}.json", compact_json(doc))
+        w.file(f"{DATA_DIR}/{kind}.json", dump_script_json(doc))  # names as bidi isolates
         w.file(f"{DATA_DIR}/{kind}.csv", render_chart_csv(doc))
     has_d3 = (w.out / D3_SITE_PATH).is_file() or copy_d3(w.out, base) is not None
     if not has_d3:

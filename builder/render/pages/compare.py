@@ -24,14 +24,28 @@ from typing import Any
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
 from builder.snapshot.models import ArenaModel, Snapshot
-from builder.util.text import model_slug
+from builder.util.text import model_slug, strip_bidi
 
 MAX_MODELS = 5
 MIN_MODELS = 2
 
 
+def _plain_text(doc: Any) -> Any:
+    """``doc`` with the bidi controls removed from every string, as the HTML pages show
+    upstream text (``builder.util.text.strip_bidi``): the compare script puts these strings
+    into table cells and the CSV it offers, so a U+202E in a name never reorders them."""
+    if isinstance(doc, str):
+        return strip_bidi(doc)
+    if isinstance(doc, Mapping):
+        return {strip_bidi(k): _plain_text(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [_plain_text(v) for v in doc]
+    return doc
+
+
 def _dump(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"), sort_keys=True) + "\n"
+    return json.dumps(_plain_text(doc), ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                      sort_keys=True) + "\n"
 
 
 def _arena_by_identity(snap: Snapshot) -> dict[str, list[ArenaModel]]:
