@@ -46,6 +46,7 @@ from typing import Any, Literal
 import numpy as np
 
 from builder.config import ArenaConfig
+from builder.errors import UserError
 from builder.pairwise.battles import BattleFilters, Battles, read_battles
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
@@ -57,6 +58,7 @@ from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.elo import K as ELO_K
 from builder.pairwise.elo import bootstrap_elo, fit_online_elo
 from builder.pairwise.history import compute_history
+from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -82,22 +84,35 @@ def fit_rating_table(
     elo_k: float = ELO_K,
     workers: int | None = None,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
+    reweight: bool = False,
+    ci: Literal["bootstrap", "sandwich"] = "bootstrap",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One row per rated model (``TABLE_COLUMNS`` plus ``component``), and fit facts.
 
     ``rating`` is the point estimate (BT maximum likelihood, or the final online Elo);
     ``median``/``lower``/``upper`` come from ``bootstrap`` rounds (equal to ``rating``
-    when there are none). Rows are ordered by component, then rank.
+    when there are none), or from the sandwich estimator with ``ci="sandwich"`` (bt only;
+    ``median`` is then the rating). ``reweight``: LMArena's inverse-frequency pair weights
+    (bt only). Rows are ordered by component, then rank.
     """
     counts = count_pairs(battles)
     n_played, wins, ties = counts.per_model()
-    info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0}
+    info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0,
+                            "ci_kind": ci if (ci == "sandwich" or bootstrap > 0) else None, "reweight": reweight}
+    if method != "bt" and (reweight or ci == "sandwich"):
+        raise UserError("--reweight and --ci sandwich apply to the Bradley-Terry fit (--method bt) only")
     if method == "bt":
-        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable)
+        weights = pair_weights(counts) if reweight else None
+        fit = fit_bt(counts if weights is None else weighted_counts(counts, weights), anchor=anchor,
+                     on_unidentifiable=on_unidentifiable)
         rating, component = fit.ratings, fit.component
         info.update(components=fit.components, unrated=fit.unrated, fit=fit, counts=counts)
-        if bootstrap > 0:
-            bs = bootstrap_bt(counts, fit, bootstrap, seed, workers=workers)
+        if ci == "sandwich":
+            sw = sandwich_bt(counts, fit, weights=weights)
+            median, lower, upper = rating, sw.lower, sw.upper
+            info["hessian_reg"] = sw.ridge
+        elif bootstrap > 0:
+            bs = bootstrap_bt(counts, fit, bootstrap, seed, workers=workers, pair_weights=weights)
             median, lower, upper = bs.median, bs.lower, bs.upper
             info["degenerate_rounds"] = bs.degenerate_rounds
         else:

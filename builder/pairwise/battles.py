@@ -3,7 +3,8 @@
 Schema (one row per vote)::
 
     model_a, model_b : str        the two models shown to the voter
-    winner           : str        "model_a" | "model_b" | "tie" | "tie (bothbad)"
+    winner           : str        "model_a" | "model_b" | "tie" | "tie (bothbad)" (or "both_bad",
+                                  as LMArena's newer dumps write it: the same outcome)
     tstamp           : float      Unix seconds, UTC (optional)
     anony            : bool       the vote was cast before the names were revealed (optional)
     language         : str        conversation language, e.g. "English" (optional)
@@ -17,7 +18,7 @@ they are read, so a 2 GB dump costs about 17 bytes per battle once loaded.
 
 Bad rows are counted by kind and dropped, never fatal: ``missing_model`` (a side empty or
 null), ``same_model`` (one model on both sides), ``unknown_winner`` (anything outside the
-four values). Each row is counted under the first kind it matches, in that order. Filters
+four values and ``both_bad``). Each row is counted under the first kind it matches, in that order. Filters
 then run in a fixed order (anony, dedup, language, min_date, max_date, min_turn) and each
 reports how many of the rows still present it removed. A file without rows, without any
 row left, or without a required column is a ``UserError`` naming the file.
@@ -43,6 +44,7 @@ from builder.errors import UserError
 OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
 WIN_A, WIN_B, TIE, TIE_BOTHBAD = 0, 1, 2, 3
+_WINNER_SPELLINGS = (*OUTCOMES, "both_bad")  # the last one is read as code 3
 
 REQUIRED = ("model_a", "model_b", "winner")
 OPTIONAL = ("tstamp", "anony", "language", "turn", "dedup_tag")
@@ -126,6 +128,7 @@ class Battles:
     report: BattleReport = field(
         default_factory=lambda: BattleReport("", 0, dict.fromkeys(BAD_KINDS, 0), {}, 0)
     )
+    source_row: np.ndarray | None = None  # int64 (n,): each battle's record index in the file (0-based)
 
     def __len__(self) -> int:
         return int(self.model_a.shape[0])
@@ -152,6 +155,7 @@ class Battles:
             self.outcome[rows],
             None if self.tstamp is None else self.tstamp[rows],
             self.report,
+            None if self.source_row is None else self.source_row[rows],
         )
 
 
@@ -434,7 +438,7 @@ class _Encoder:
         self.source = source
         self.filters = filters
         self.index: dict[str, int] = {}
-        self.parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "o": [], "t": []}
+        self.parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "o": [], "t": [], "r": []}
         self.rows_read = 0
         self.bad = dict.fromkeys(BAD_KINDS, 0)
         self.removed: dict[str, int] = {}
@@ -483,11 +487,13 @@ class _Encoder:
         n = len(cols["winner"])
         if n == 0:
             return
+        first_row = self.rows_read
         self.rows_read += n
         a = self._codes(cols["model_a"])
         b = self._codes(cols["model_b"])
-        w = pc.index_in(cols["winner"], value_set=pa.array(OUTCOMES))
+        w = pc.index_in(cols["winner"], value_set=pa.array(_WINNER_SPELLINGS))
         outcome = np.asarray(pc.fill_null(w, -1).to_numpy(zero_copy_only=False), dtype=np.int8)
+        outcome[outcome == len(OUTCOMES)] = TIE_BOTHBAD
         keep = np.ones(n, dtype=bool)
 
         bad = (a < 0) | (b < 0)
@@ -523,6 +529,7 @@ class _Encoder:
             t = np.full(n, np.nan)
         for key, col in (("a", a), ("b", b), ("o", outcome), ("t", t)):
             self.parts[key].append(col[keep])
+        self.parts["r"].append(np.flatnonzero(keep) + first_row)
 
     def _drop(self, keep: np.ndarray, remove: np.ndarray, name: str) -> None:
         hit = keep & remove
@@ -541,6 +548,7 @@ class _Encoder:
         b = self._column("b", np.int32)
         o = self._column("o", np.int8)
         t = self._column("t", np.float64)
+        rows = self._column("r", np.int64)
         report = BattleReport(self.source, self.rows_read, dict(self.bad), dict(self.removed), int(a.shape[0]))
         if a.shape[0] == 0:
             where = path if path is not None else self.source
@@ -564,6 +572,7 @@ class _Encoder:
             outcome=o,
             tstamp=t if has_tstamp else None,
             report=report,
+            source_row=rows,
         )
 
 

@@ -174,19 +174,40 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
 @click.option("--anchor", default=None, help="MODEL=RATING: shift so this model has this rating (bt).")
 @click.option("--k", "elo_k", type=float, default=4.0, show_default=True, help="Online Elo step (elo).")
 @click.option("--workers", type=click.IntRange(1), default=None, help="Bootstrap processes (default: all cores for big jobs).")
+@click.option("--style-control", is_flag=True,
+              help="Style-controlled Bradley-Terry: covariates for answer length and markdown from conv_metadata.")
+@click.option("--style-features", default=None,
+              help="Comma-separated style features (default: tokens,headers,bold,lists).")
+@click.option("--reweight", is_flag=True, help="LMArena's inverse-frequency weights 1 / max(battles of the pair, 50).")
+@click.option("--ci", "ci_kind", type=click.Choice(["sandwich", "bootstrap"]), default=None,
+              help="95% intervals: the sandwich estimator, or --bootstrap rounds "
+                   "(default: bootstrap when --bootstrap is given, else sandwich with --style-control).")
 @_filter_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write rows to F.json or F.csv (default: print).")
-def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only, dedup, language, min_date, max_date,
-        min_turn, output) -> None:
+def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, style_control, style_features, reweight, ci_kind,
+        anony_only, dedup, language, min_date, max_date, min_turn, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
-    battles, wins, ties, win_rate."""
+    battles, wins, ties, win_rate. With --style-control the JSON output is
+    {"rows": [...], "style": [{feature, beta, lower, upper, mean, std}], "method": {...}}."""
     from builder.pairwise.arena import TABLE_COLUMNS, fit_rating_table
     from builder.pairwise.battles import read_battles
 
+    if ci_kind == "sandwich" and bootstrap:
+        raise UserError("--ci sandwich and --bootstrap N: choose one kind of interval")
+    if ci_kind is None:
+        ci_kind = "bootstrap" if bootstrap else ("sandwich" if style_control else "bootstrap")
+    if style_features is not None and not style_control:
+        raise UserError("--style-features needs --style-control")
+    if style_control and method != "bt":
+        raise UserError("--style-control fits Bradley-Terry: drop --method elo")
     battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
     click.echo(_report_line(battles), err=True)
+    if style_control:
+        _fit_styled(input_path, battles, style_features, reweight, ci_kind, bootstrap, seed, anchor, output)
+        return
     rows, info = fit_rating_table(
-        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k, workers=workers
+        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
+        workers=workers, reweight=reweight, ci=ci_kind,
     )
     if len(info.get("components", ())) > 1:
         sizes = ", ".join(str(len(c)) for c in info["components"])
@@ -199,6 +220,10 @@ def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only,
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models", err=True)
         return
+    _print_rows(out_rows)
+
+
+def _print_rows(out_rows: list[dict[str, Any]]) -> None:
     width = max(len(r["model"]) for r in out_rows)
     click.echo(f"{'rank':>4} {'ub':>3}  {'model':<{width}}  {'rating':>8} {'lower':>8} {'upper':>8} {'battles':>8} {'win_rate':>8}")
     for r in out_rows:
@@ -206,6 +231,40 @@ def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only,
         hi = "inf" if r["upper"] is None else f"{r['upper']:.1f}"
         click.echo(f"{r['rank']:>4} {r['rank_ub']:>3}  {r['model']:<{width}}  {r['rating']:>8.1f} {lo:>8} {hi:>8} "
                    f"{r['battles']:>8} {r['win_rate']:>8.3f}")
+
+
+def _fit_styled(input_path, battles, style_features, reweight, ci_kind, bootstrap, seed, anchor, output) -> None:
+    """``arena fit --style-control``: the styled rows, coefficients and method."""
+    from builder.pairwise.arena import TABLE_COLUMNS
+    from builder.pairwise.arena_style import STYLE_COLUMNS, fit_styled_table
+    from builder.pairwise.style import parse_style_features
+    from builder.pairwise.style_read import read_battle_styles
+
+    features = parse_style_features(style_features)
+    styles = read_battle_styles(input_path, battles, features)
+    rep = styles.report
+    dropped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rep.rows.items() if k != "ok" and v) or "none"
+    click.echo(f"style metadata: {rep.usable} battles usable; left out of the styled fit: {dropped}"
+               + (f"; first malformed: {rep.first_malformed}" if rep.first_malformed else ""), err=True)
+    if rep.usable == 0:
+        raise UserError(f"{input_path}: no battle has usable conv_metadata for {', '.join(features)}")
+    table = fit_styled_table(battles, styles, reweight=reweight, ci=ci_kind, bootstrap=bootstrap, seed=seed,
+                             anchor=_parse_anchor(anchor))
+    out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in table.rows]
+    style = [{k: c[k] for k in STYLE_COLUMNS} for c in table.style]
+    doc = {"rows": out_rows, "style": style, "method": table.method}
+    if output:
+        path = Path(output)
+        if path.suffix.lower() == ".json":
+            _write_atomic(path, lambda f: (json.dump(doc, f, indent=1, ensure_ascii=False), f.write("\n")))
+        else:
+            _write_rows(path, out_rows, TABLE_COLUMNS)
+        click.echo(f"{output}: {len(out_rows)} models, {len(style)} style coefficients", err=True)
+        return
+    _print_rows(out_rows)
+    for c in style:
+        lo = "" if c["lower"] is None else f" ({c['lower']:.4f} to {c['upper']:.4f})"
+        click.echo(f"style {c['feature']}: beta {c['beta']:.4f}{lo} per std {c['std']:.4f}")
 
 
 @arena.command()
