@@ -34,7 +34,10 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                   "mae": 0.021,               # over all rated pairs with >= min_pair_battles
                   "pairs_used": 310},
       "history": [{"date": "2026-05-03", "n_battles": 468,
-                   "models": [{"model", "rating", "rank", "elo", "lower"?, "upper"?}]}]
+                   "models": [{"model", "rating", "rank", "elo", "lower"?, "upper"?}]}],
+      "style": {...} | null,                  # the style-controlled view (builder.pairwise.arena_style),
+                                              # null when no battle carries usable conv_metadata
+      "default_view": "plain" | "style"       # which view the Arena page opens with
     }
 """
 
@@ -178,6 +181,7 @@ def compute_arena_section(
         seed=cfg.seed,
         workers=workers,
         on_unidentifiable="drop",
+        reweight=cfg.reweight,
     )
     fit: BTFit = info["fit"]
     counts: PairCounts = info["counts"]
@@ -216,6 +220,7 @@ def compute_arena_section(
             "history_bootstrap": history_bootstrap,
             "min_pair_battles": cfg.min_pair_battles,
             "anony_only": cfg.anony_only,
+            "reweight": cfg.reweight,
         },
         "models": rows,
         "components": components,
@@ -223,7 +228,30 @@ def compute_arena_section(
         "winrate": _winrate_section(fit, counts, cfg),
         "history": _history_section(battles, cfg, history_bootstrap, workers),
     }
+    style = compute_style_view(battles_path, battles, cfg, rows) if cfg.style_control else None
+    section["style"] = style
+    section["default_view"] = cfg.default_view if style is not None else "plain"
     return section
+
+
+def compute_style_view(battles_path: Path, battles: Battles, cfg: ArenaConfig,
+                       plain_rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The styled sub-object (``builder.pairwise.arena_style``), or None when no battle carries
+    usable style metadata (a CSV file, or a dump without ``conv_metadata``)."""
+    from builder.pairwise.arena_style import compute_style_section, fit_styled_table
+    from builder.pairwise.battles import _format_of
+    from builder.pairwise.style import parse_style_features
+    from builder.pairwise.style_read import read_battle_styles
+
+    if _format_of(battles_path) == "csv":
+        return None
+    styles = read_battle_styles(battles_path, battles, parse_style_features(cfg.style_features))
+    if styles.report.usable == 0:
+        return None
+    table = fit_styled_table(battles, styles, reweight=cfg.reweight, ci=cfg.style_ci,
+                             bootstrap=cfg.bootstrap if cfg.style_ci == "bootstrap" else 0, seed=cfg.seed,
+                             on_unidentifiable="drop")
+    return compute_style_section(table, styles, plain_rows)
 
 
 def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[str, Any]:

@@ -7,7 +7,12 @@ The bundled demo battles are made with::
 
     modelboards arena simulate --models-from builder/data/demo/arena/leaderboard-text.json \\
         --n 30000 --seed 7 --start 2026-05-01 --end 2026-11-25 --debut-spread 0.6 \\
-        --anony-share 0.85 --output builder/data/demo/battles/clean_battle_demo.jsonl
+        --anony-share 0.85 --style-effect tokens=1.2 --style-effect bold=0.4 \\
+        --verbose-model qwen4-32b=1.2 --output builder/data/demo/battles/clean_battle_demo.jsonl
+
+Their true style effect: logit P(A wins) gains 1.2 (f_tokens) + 0.4 (f_bold), f the raw
+feature (x_A - x_B) / (x_A + x_B); ``qwen4-32b`` writes answers about e^1.2 = 3.3 times as
+long as a typical model, so it wins more than its skill says (see ``builder.pairwise.simulate``).
 """
 
 from __future__ import annotations
@@ -79,6 +84,20 @@ def _parse_anchor(value: str | None) -> tuple[str, float] | None:
         raise UserError(f"--anchor {value!r}: expected MODEL=RATING, e.g. gpt-6=1400") from None
 
 
+def _pairs(option: str, values: Iterable[str]) -> dict[str, float]:
+    """NAME=NUMBER values of a repeatable option."""
+    out: dict[str, float] = {}
+    for v in values:
+        name, sep, num = v.rpartition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name] = float(num)
+        except ValueError:
+            raise UserError(f"{option} {v!r}: expected NAME=NUMBER") from None
+    return out
+
+
 def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None):
     from builder.pairwise.battles import BattleFilters
 
@@ -126,10 +145,16 @@ def _report_line(battles) -> str:
 @click.option("--anony-share", type=float, default=1.0, show_default=True, help="Share of anonymous votes.")
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file (.jsonl or .json).")
 @click.option("--truth-output", type=click.Path(dir_okay=False), default=None, help="Also write {model: skill} JSON.")
+@click.option("--style-effect", multiple=True, metavar="FEATURE=BETA",
+              help="Write conv_metadata with this true style effect (log-odds per unit of the raw feature); repeatable.")
+@click.option("--verbose-model", multiple=True, metavar="MODEL=V",
+              help="With --style-effect: this model's verbosity (log tokens; others ~ N(0, 0.2^2)); repeatable.")
 def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
-             anony_share, output, truth_output) -> None:
-    """Simulate battles from known latent skills (clean_battle schema)."""
+             anony_share, output, truth_output, style_effect, verbose_model) -> None:
+    """Simulate battles from known latent skills (clean_battle schema, with conv_metadata
+    when --style-effect is given)."""
     from builder.pairwise.simulate import (
+        StyleSpec,
         random_skills,
         simulate_battles,
         skills_from_leaderboard,
@@ -137,10 +162,15 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
 
     if (models_from is None) == (n_models is None):
         raise UserError("simulate: give exactly one of --models-from FILE or --models N")
+    if verbose_model and not style_effect:
+        raise UserError("simulate: --verbose-model needs --style-effect")
     skills = skills_from_leaderboard(models_from, category) if models_from else random_skills(n_models, seed)
+    style = None
+    if style_effect:
+        style = StyleSpec(effect=_pairs("--style-effect", style_effect), verbose=_pairs("--verbose-model", verbose_model))
     sim = simulate_battles(
         skills, n_battles, seed=seed, tie_prob=tie_prob, zipf_exponent=zipf_exponent, start=start.date(),
-        end=end.date(), debut_spread=debut_spread, anony_share=anony_share,
+        end=end.date(), debut_spread=debut_spread, anony_share=anony_share, style=style,
     )
     out = Path(output)
     suffix = out.suffix.lower()
@@ -159,7 +189,9 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
         raise UserError(f"{out}: output must end in .jsonl or .json")
     _write_atomic(out, w)
     if truth_output:
-        truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills)}
+        truth: dict[str, Any] = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills)}
+        if style is not None:
+            truth = {"skills": truth, "style_effect": dict(style.effect), "verbose": dict(style.verbose)}
         _write_atomic(Path(truth_output), lambda f: (json.dump(truth, f, indent=1), f.write("\n")))
     click.echo(f"{out}: {n_battles} battles among {len(sim.models)} models")
 

@@ -109,16 +109,23 @@ class SimulatedBattles:
 
 
 def conv_metadata(sa: list[int], sb: list[int]) -> dict[str, Any]:
-    """LMArena's ``conv_metadata`` object for two sides' (tokens, headers, bold, lists) counts;
-    the dict-valued counts are split over their keys by a fixed rule (their sum is the count)."""
+    """LMArena's ``conv_metadata`` object for two sides' (tokens, headers, bold, lists) counts.
+
+    The dict-valued counts are split over their keys by a fixed rule (their sum is the
+    count); keys with a zero count are left out, which the sum reads the same and keeps the
+    bundled file small.
+    """
     out: dict[str, Any] = {}
     for side, (tok, head, bold, lists) in (("a", sa), ("b", sb)):
         h1 = head // 4
         h2 = (head - h1) // 2
+        heads = {"h1": h1, "h2": h2, "h3": head - h1 - h2}
+        marks = {"ordered": lists // 3, "unordered": lists - lists // 3}
+        bolds = {"**": bold - bold // 5, "__": bold // 5}
         out[f"sum_assistant_{side}_tokens"] = tok
-        out[f"header_count_{side}"] = {"h1": h1, "h2": h2, "h3": head - h1 - h2, "h4": 0, "h5": 0, "h6": 0}
-        out[f"list_count_{side}"] = {"ordered": lists // 3, "unordered": lists - lists // 3}
-        out[f"bold_count_{side}"] = {"**": bold - bold // 5, "__": bold // 5}
+        out[f"header_count_{side}"] = {k: v for k, v in heads.items() if v}
+        out[f"list_count_{side}"] = {k: v for k, v in marks.items() if v}
+        out[f"bold_count_{side}"] = {k: v for k, v in bolds.items() if v}
     return out
 
 

@@ -18,7 +18,7 @@ feature column is standardised over the fitted battles: ``(f - mean) / std`` wit
 population standard deviation, a zero std replaced by 1.
 
 Row status, per feature and side (the reader writes the raw count, or a negative code):
-a count >= 0 is usable; ``MISSING`` (the key absent or null, or a null inside its dict),
+a count >= 0 is usable; ``MISSING`` (the key absent or null),
 ``NEGATIVE`` (a negative count), ``NON_NUMERIC`` (a string, boolean, list or nested object
 where a number belongs) and ``NO_METADATA`` (no ``conv_metadata`` object on the row) are
 not. A battle's kind is the worst code over the features in use, in the order of

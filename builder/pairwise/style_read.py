@@ -8,8 +8,9 @@ the whole file). CSV carries no nested metadata and serves plain fits only.
 ``style_counts_from_arrow`` turns one Arrow array of ``conv_metadata`` values (any reader's:
 pyarrow's or DuckDB's ``.arrow()``) into the raw counts of ``builder.pairwise.style``: a
 count >= 0, or the codes ``MISSING`` (NaN), ``NEGATIVE``, ``NON_NUMERIC``, ``NO_METADATA``.
-A dict-valued count is the sum of its values; it is NEGATIVE or NON_NUMERIC if any value
-is, MISSING if any value is null (in that order of precedence). A count written as text
+A dict-valued count is the sum of its values; it is NON_NUMERIC or NEGATIVE if any value
+is (in that order of precedence). Inside a dict an absent key and a null value count
+nothing (a typed struct cannot tell them apart); the dict itself absent or null is MISSING. A count written as text
 that reads as a number (a typed text column, or a JSON column DuckDB could not type) counts
 as that number only when it is a bare JSON number; quoted strings, booleans, lists and
 nested objects are NON_NUMERIC.
@@ -102,7 +103,7 @@ def _combine(parts: np.ndarray) -> np.ndarray:
     n = parts.shape[0]
     if parts.shape[1] == 0:
         return np.zeros(n)
-    out = np.where(np.isnan(parts).any(axis=1), np.nan, np.nansum(np.where(parts < 0, 0.0, parts), axis=1))
+    out = np.nansum(np.where(parts < 0, 0.0, parts), axis=1)
     out[(parts == NEGATIVE).any(axis=1)] = NEGATIVE
     out[(parts == NON_NUMERIC).any(axis=1)] = NON_NUMERIC
     return out
@@ -129,9 +130,7 @@ def _map_counts(arr: pa.MapArray) -> np.ndarray:
     owner = np.repeat(np.arange(n), lengths)
     bad_neg = np.bincount(owner, items == NEGATIVE, n) > 0
     bad_txt = np.bincount(owner, items == NON_NUMERIC, n) > 0
-    bad_nan = np.bincount(owner, np.isnan(items), n) > 0
-    total = np.bincount(owner, np.where(items >= 0, items, 0.0), n)
-    out = np.where(bad_nan, np.nan, total)
+    out = np.bincount(owner, np.where(items >= 0, items, 0.0), n)
     out[bad_neg] = NEGATIVE
     out[bad_txt] = NON_NUMERIC
     out[np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = np.nan
@@ -218,7 +217,7 @@ def _json_rows(path: Path, kind: str, features: tuple[str, ...]) -> tuple[np.nda
                 table = _to_table(rel)
                 break
             except duckdb.BinderException:  # no record has the key: no metadata anywhere
-                n = int(con.sql(f"SELECT count(*) FROM read_json('{src}', format = '{fmt}')").fetchone()[0])
+                n = int(con.sql(f"SELECT count(*) FROM read_json('{src}', format = '{fmt}')").fetchall()[0][0])
                 return np.full((n, len(features)), NO_METADATA), np.full((n, len(features)), NO_METADATA), n
             except (duckdb.ConversionException, duckdb.InvalidInputException):
                 if sample == tries[-1]:  # a record past the type-detection sample contradicts it: detect from all
