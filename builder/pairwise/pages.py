@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from builder.pairwise.arena import TABLE_COLUMNS
+from builder.render import arena_style
 from builder.render.safety import csv_cell
 
 if TYPE_CHECKING:  # the renderer imports this module through load_sections; keep it one-way
@@ -299,10 +300,21 @@ def render_arena(w: SiteWriter) -> None:
     w.file(RATINGS_CSV, render_ratings_csv(arena))
     w.file(RATINGS_JSON, render_ratings_json(arena))
     w.file(WINRATE_JSON, render_winrate_json(arena))
+    view = compute_arena_view(arena, snap.get("models"))
+    style = arena_style.compute_style_view(arena)
+    if style is not None:
+        index = spelling_identities(snap.get("models"))
+        for r in style["rows"]:
+            r["identity"] = identity_for(r["model"], index)
+        w.file(arena_style.STYLE_RATINGS_CSV, arena_style.render_style_ratings_csv(arena))
+        w.file(arena_style.STYLE_RATINGS_JSON, arena_style.render_style_ratings_json(arena))
+        w.file(arena_style.STYLE_JSON, arena_style.render_style_json(arena))
     w.page("arena/index.html", "arena.html", title="Arena", section="arena",
            description="Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles.",
-           arena=arena, view=compute_arena_view(arena, snap.get("models")),
-           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON)
+           arena=arena, view=view, style=style,
+           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON,
+           style_ratings_csv=arena_style.STYLE_RATINGS_CSV, style_ratings_json=arena_style.STYLE_RATINGS_JSON,
+           style_json=arena_style.STYLE_JSON)
 
 
 def register() -> None:
