@@ -1,0 +1,237 @@
+"""Style features, conv_metadata reading and accounting, the styled CLI, and recovery of a
+true style effect from simulated battles."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from scipy.stats import spearmanr
+
+from builder.cli import main
+from builder.errors import UserError
+from builder.pairwise.battles import read_battles
+from builder.pairwise.simulate import StyleSpec, random_skills, simulate_battles
+from builder.pairwise.style import (
+    NEGATIVE,
+    NO_METADATA,
+    NON_NUMERIC,
+    STYLE_FEATURES,
+    compute_style_features,
+    parse_style_features,
+    standardise,
+)
+from builder.pairwise.style_read import read_battle_styles, style_counts_from_arrow
+from builder.pairwise.styled import bootstrap_styled, build_style_dataset, fit_styled_bt, sandwich_styled
+
+
+def meta(ta=10, tb=30, ha=None, hb=None, ba=None, bb=None, la=None, lb=None):
+    return {"sum_assistant_a_tokens": ta, "sum_assistant_b_tokens": tb,
+            "header_count_a": ha if ha is not None else {"h1": 1, "h2": 0, "h3": 0, "h4": 0, "h5": 0, "h6": 0},
+            "header_count_b": hb if hb is not None else {"h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0, "h6": 0},
+            "bold_count_a": ba if ba is not None else {"**": 2, "__": 1},
+            "bold_count_b": bb if bb is not None else {"**": 1, "__": 0},
+            "list_count_a": la if la is not None else {"ordered": 0, "unordered": 0},
+            "list_count_b": lb if lb is not None else {"ordered": 2, "unordered": 2}}
+
+
+def test_features_are_relative_differences_with_zero_denominators_as_one():
+    raw_a = np.array([[10.0, 1, 3, 0], [0, 0, 0, 0]])
+    raw_b = np.array([[30.0, 0, 1, 4], [0, 0, 0, 0]])
+    f, status = compute_style_features(raw_a, raw_b)
+    np.testing.assert_allclose(f, [[-0.5, 1.0, 0.5, -1.0], [0, 0, 0, 0]])
+    assert status.tolist() == [0, 0]
+
+
+def test_status_codes_worst_wins_and_unusable_rows_are_zeroed():
+    raw_a = np.array([[1.0, np.nan], [1.0, NEGATIVE], [NO_METADATA, NO_METADATA], [1.0, 2.0]])
+    raw_b = np.array([[1.0, 1.0], [NON_NUMERIC, 1.0], [NO_METADATA, NO_METADATA], [3.0, 2.0]])
+    f, status = compute_style_features(raw_a, raw_b)
+    assert status.tolist() == [2, 4, 1, 0]  # incomplete, non-numeric beats negative, no metadata, ok
+    assert (f[:3] == 0).all() and f[3, 0] == pytest.approx(-0.5)
+
+
+def test_standardise_uses_population_std_and_keeps_constant_columns():
+    x = np.array([[1.0, 5.0], [3.0, 5.0]])
+    z, mean, std = standardise(x)
+    assert mean.tolist() == [2.0, 5.0] and std.tolist() == [1.0, 1.0]
+    assert z.tolist() == [[-1.0, 0.0], [1.0, 0.0]]
+
+
+def test_parse_style_features():
+    assert parse_style_features(None) == STYLE_FEATURES
+    assert parse_style_features("bold, tokens") == ("tokens", "bold")
+    for bad in ("tokens,emoji", "", "bold,bold"):
+        with pytest.raises(UserError):
+            parse_style_features(bad)
+
+
+def test_counts_from_arrow_sum_dicts_and_classify_bad_values():
+    arr = pa.array([
+        meta(),
+        meta(ba={"**": -1, "__": 0}),
+        None,
+        {**meta(), "sum_assistant_b_tokens": None},
+    ])
+    a, b = style_counts_from_arrow(arr, STYLE_FEATURES)
+    assert a[0].tolist() == [10, 1, 3, 0] and b[0].tolist() == [30, 0, 1, 4]
+    assert a[1, 2] == NEGATIVE
+    assert (a[2] == NO_METADATA).all()
+    assert np.isnan(b[3, 0])
+    # a map-typed dict, and text where a number belongs
+    m = pa.array([[("h1", 2), ("h2", 3)], None], type=pa.map_(pa.string(), pa.int64()))
+    s = pa.StructArray.from_arrays([pa.array(["12", None]), m], names=["sum_assistant_a_tokens", "header_count_a"])
+    a, _ = style_counts_from_arrow(s, ("tokens", "headers"))
+    assert a[0].tolist() == [NON_NUMERIC, 5.0] and np.isnan(a[1]).all()
+
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _rows():
+    base = {"model_a": "m1", "model_b": "m2", "winner": "model_a"}
+    return [
+        {**base, "conv_metadata": meta()},
+        {**base, "winner": "both_bad", "conv_metadata": meta(ta=5, tb=5)},
+        {**base},  # no metadata
+        {**base, "conv_metadata": meta(bb={"**": "3", "__": 0})},  # non-numeric
+        {**base, "model_b": "m1", "conv_metadata": meta()},  # same model: a bad row, never read for style
+        {**base, "winner": "model_b", "conv_metadata": meta(tb=-4)},  # negative
+    ]
+
+
+def test_jsonl_metadata_is_counted_by_kind_with_the_first_malformed_line(tmp_path):
+    path = tmp_path / "b.jsonl"
+    _write_jsonl(path, _rows())
+    battles = read_battles(path)
+    assert battles.report.bad_rows["same_model"] == 1 and battles.outcome[1] == 3  # both_bad is a tie (both bad)
+    st = read_battle_styles(path, battles, STYLE_FEATURES)
+    assert st.report.rows == {"ok": 2, "no_metadata": 1, "incomplete_metadata": 0, "negative_count": 1,
+                              "non_numeric_count": 1}
+    assert st.report.first_malformed == "b.jsonl: line 4 (non numeric count)"
+    assert st.status.tolist() == [0, 0, 1, 4, 3]
+    np.testing.assert_allclose(st.raw[0], [-0.5, 1.0, 0.5, -1.0])
+
+
+def test_json_array_and_parquet_give_the_same_features(tmp_path):
+    rows = _rows()
+    arr = tmp_path / "b.json"
+    arr.write_text("[\n" + ",\n".join(json.dumps(r, indent=2) for r in rows) + "\n]\n", encoding="utf-8")
+    battles = read_battles(arr)
+    st = read_battle_styles(arr, battles, STYLE_FEATURES)
+    line = 1 + sum(json.dumps(r, indent=2).count("\n") + 1 for r in rows[:3]) + 1
+    assert st.report.first_malformed == f"b.json: line {line} (non numeric count)"
+    good = [r for r in rows if r.get("conv_metadata") and r is not rows[3]]
+    pq_path = tmp_path / "b.parquet"
+    pq.write_table(pa.Table.from_pylist(good), pq_path)
+    pb = read_battles(pq_path)
+    ps = read_battle_styles(pq_path, pb, STYLE_FEATURES)
+    np.testing.assert_allclose(ps.raw[:2], st.raw[:2])
+    assert ps.status.tolist() == [0, 0, 3]
+
+
+def test_csv_and_files_without_metadata(tmp_path):
+    csv_path = tmp_path / "b.csv"
+    csv_path.write_text("model_a,model_b,winner\nm1,m2,model_a\n", encoding="utf-8")
+    with pytest.raises(UserError, match="CSV"):
+        read_battle_styles(csv_path, read_battles(csv_path), STYLE_FEATURES)
+    plain = tmp_path / "p.jsonl"
+    _write_jsonl(plain, [{"model_a": "m1", "model_b": "m2", "winner": "tie"}] * 3)
+    st = read_battle_styles(plain, read_battles(plain), STYLE_FEATURES)
+    assert st.report.rows["no_metadata"] == 3 and st.report.usable == 0
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["arena", *[str(a) for a in args]], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def styled_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("styled") / "b.jsonl"
+    res = run("simulate", "--models", 8, "--n", 6000, "--seed", 3, "--style-effect", "tokens=1.0",
+              "--verbose-model", "model-3=1.0", "--output", out, "--truth-output", out.with_suffix(".truth.json"))
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_cli_style_control_json_shape(styled_file, tmp_path):
+    out = tmp_path / "s.json"
+    res = run("fit", "--input", styled_file, "--style-control", "--reweight", "--output", out)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert set(doc) == {"rows", "style", "method"}
+    assert set(doc["rows"][0]) == {"model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles",
+                                   "wins", "ties", "win_rate"}
+    assert [s["feature"] for s in doc["style"]] == list(STYLE_FEATURES)
+    assert all(set(s) == {"feature", "beta", "lower", "upper", "mean", "std"} for s in doc["style"])
+    assert all(s["lower"] < s["beta"] < s["upper"] for s in doc["style"])
+    assert doc["method"]["reweight"] is True and doc["method"]["ci_kind"] == "sandwich"
+    # rank (UB) from the shown intervals
+    rows = doc["rows"]
+    for r in rows:
+        assert r["rank_ub"] == 1 + sum(o["lower"] > r["upper"] for o in rows)
+    # without --style-control the output keeps its list shape; sandwich and reweighting apply too
+    plain = tmp_path / "p.json"
+    assert run("fit", "--input", styled_file, "--ci", "sandwich", "--reweight", "--output", plain).exit_code == 0
+    rows = json.loads(plain.read_text())
+    assert isinstance(rows, list) and all(r["lower"] < r["rating"] < r["upper"] for r in rows)
+    sub = tmp_path / "t.json"
+    assert run("fit", "--input", styled_file, "--style-control", "--style-features", "tokens", "--ci", "bootstrap",
+               "--bootstrap", 20, "--seed", 1, "--output", sub).exit_code == 0
+    doc = json.loads(sub.read_text())
+    assert [s["feature"] for s in doc["style"]] == ["tokens"] and doc["method"]["bootstrap"] == 20
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--style-control", "--method", "elo"], "drop --method elo"),
+    (["--style-features", "tokens"], "needs --style-control"),
+    (["--ci", "sandwich", "--bootstrap", 5], "choose one"),
+    (["--style-control", "--style-features", "emoji"], "unknown feature"),
+])
+def test_cli_style_errors_are_one_line(styled_file, args, message):
+    res = CliRunner().invoke(main, ["arena", "fit", "--input", str(styled_file), *[str(a) for a in args]])
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+
+
+def test_recovery_of_a_true_style_effect():
+    """One model wins by length alone: the styled fit recovers beta within its interval, the
+    skills (Spearman >= 0.95), and puts that model back at its skill; the plain fit cannot."""
+    skills = random_skills(12, seed=5, spread=100.0)
+    names = list(skills)
+    wordy = names[5]
+    effect = 1.5
+    sim = simulate_battles(skills, 80_000, seed=11, tie_prob=0.1,
+                           style=StyleSpec(effect={"tokens": effect}, verbose={wordy: 1.5}))
+    raw_a = sim.style_a.astype(float)
+    raw_b = sim.style_b.astype(float)
+    f, status = compute_style_features(raw_a[:, :1], raw_b[:, :1])
+    assert (status == 0).all()
+    # lambda -> 0: the penalised fit becomes the MLE, whose interval covers the truth
+    ds = build_style_dataset(sim.models, sim.model_a, sim.model_b, sim.outcome, f, ("tokens",))
+    fit = fit_styled_bt(ds, reg=1e-8)
+    sw = sandwich_styled(ds, fit)
+    true_beta = effect * ds.std[0]  # per standard deviation of the raw feature
+    assert sw.beta_lower[0] < true_beta < sw.beta_upper[0]
+    truth = sim.skills - sim.skills.mean() + 1000.0
+    assert spearmanr(fit.ratings, truth).statistic >= 0.95
+    k = sim.models.index(wordy)
+    assert sw.lower[k] < truth[k] < sw.upper[k]
+    from builder.pairwise.bt import count_pairs, fit_bt
+
+    plain = fit_bt(count_pairs(sim.to_battles()))
+    assert plain.ratings[k] - truth[k] > 40  # the plain fit rewards length
+    assert abs(fit.ratings[k] - truth[k]) < (plain.ratings[k] - truth[k]) / 3
+    # the default penalty (lambda = 1) shrinks beta but keeps its sign and moves the model back
+    shrunk = fit_styled_bt(ds)
+    assert 0 < shrunk.beta[0] < fit.beta[0]
+    assert shrunk.ratings[k] < plain.ratings[k]
+    # the seeded bootstrap agrees with the sandwich on beta's interval width within a factor 1.5
+    bs = bootstrap_styled(ds, fit, 40, seed=2)
+    ratio = (bs.beta_upper[0] - bs.beta_lower[0]) / (sw.beta_upper[0] - sw.beta_lower[0])
+    assert 0.67 < ratio < 1.5
+    assert bootstrap_styled(ds, fit, 5, seed=2).lower.tolist() == bootstrap_styled(ds, fit, 5, seed=2).lower.tolist()
