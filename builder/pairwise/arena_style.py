@@ -90,7 +90,7 @@ def fit_styled_table(
     """
     use = np.flatnonzero(styles.usable)
     ds = build_style_dataset(battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use],
-                             styles.raw[use], styles.features, reweight=reweight)
+                             styles.raw[use], styles.features, reweight=reweight, overwrite=True)
     fit = fit_styled_bt(ds, reg=reg, anchor=anchor, on_unidentifiable=on_unidentifiable)
     intervals: StyledIntervals | None = None
     if ci == "sandwich":

@@ -19,6 +19,7 @@ nested objects are NON_NUMERIC.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ from builder.pairwise.style import (
 )
 
 META_COLUMN = "conv_metadata"
-_BATCH = 65_536
+_BATCH = 262_144
 _FULL_DETECT_BYTES = 64 << 20
 
 
@@ -110,6 +111,19 @@ def _combine(parts: np.ndarray) -> np.ndarray:
 
 
 def _dict_counts(arr: pa.StructArray, path: str, json_text: frozenset[str]) -> np.ndarray:
+    children = [arr.field(k) for k in range(arr.type.num_fields)]
+    numeric = all(pa.types.is_integer(c.type) or pa.types.is_floating(c.type) for c in children)
+    if numeric and children and all(c.null_count == 0 for c in children):
+        # The usual case (LMArena's dumps): every value a number. One pass per child.
+        total = np.zeros(len(arr))
+        negative = np.zeros(len(arr), dtype=bool)
+        for c in children:
+            v = c.to_numpy(zero_copy_only=False)
+            total += v
+            negative |= v < 0
+        total[negative] = NEGATIVE
+        total[np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = np.nan
+        return total
     parts = []
     for k in range(arr.type.num_fields):
         child = arr.field(k)
@@ -245,20 +259,30 @@ def _json_paths(duck_type: Any, prefix: str = "") -> set[str]:
     return out
 
 
-def _parquet_rows(path: Path, features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+def _parquet_chunks(path: Path, features: tuple[str, ...]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
     n = pf.metadata.num_rows
     if META_COLUMN not in pf.schema_arrow.names:
-        return np.full((n, len(features)), NO_METADATA), np.full((n, len(features)), NO_METADATA), n
-    parts_a, parts_b = [], []
+        for s in range(0, n, _BATCH):
+            size = min(_BATCH, n - s)
+            yield np.full((size, len(features)), NO_METADATA), np.full((size, len(features)), NO_METADATA)
+        return
     for batch in pf.iter_batches(batch_size=_BATCH, columns=[META_COLUMN], use_threads=False):
-        a, b = style_counts_from_arrow(batch.column(0), features)
-        parts_a.append(a.astype(np.float32))  # counts are integers well below 2**24; codes exact
-        parts_b.append(b.astype(np.float32))
-    empty = np.empty((0, len(features)), np.float32)
-    return (np.concatenate(parts_a) if parts_a else empty), (np.concatenate(parts_b) if parts_b else empty), n
+        yield style_counts_from_arrow(batch.column(0), features)
+
+
+def _chunks(path: Path, features: tuple[str, ...]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    kind = _format_of(path)
+    if kind == "csv":
+        raise UserError(f"{path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
+                        "JSON, JSON Lines or Parquet")
+    if kind == "parquet":
+        yield from _parquet_chunks(path, features)
+    else:
+        raw_a, raw_b, _ = _json_rows(path, kind, features)
+        yield raw_a, raw_b
 
 
 def read_style_counts(path: str | Path, features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -266,14 +290,13 @@ def read_style_counts(path: str | Path, features: tuple[str, ...]) -> tuple[np.n
 
     Returns ``(raw_a, raw_b, records)``, arrays shape (records, len(features)).
     """
-    path = Path(path)
-    kind = _format_of(path)
-    if kind == "csv":
-        raise UserError(f"{path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
-                        "JSON, JSON Lines or Parquet")
-    if kind == "parquet":
-        return _parquet_rows(path, features)
-    return _json_rows(path, kind, features)
+    parts = list(_chunks(Path(path), features))
+    if not parts:
+        empty = np.empty((0, len(features)))
+        return empty, empty, 0
+    raw_a = np.concatenate([p[0] for p in parts])
+    raw_b = np.concatenate([p[1] for p in parts])
+    return raw_a, raw_b, raw_a.shape[0]
 
 
 def locate_record(path: Path, row: int) -> str:
@@ -321,12 +344,22 @@ def read_battle_styles(path: str | Path, battles: Battles, features: tuple[str, 
     path = Path(path)
     if battles.source_row is None:
         raise ValueError("battles carry no source rows (read them with read_battles)")
-    raw_a, raw_b, records = read_style_counts(path, features)
+    rows = battles.source_row
+    if rows.size > 1 and not bool(np.all(np.diff(rows) > 0)):
+        raise ValueError("battles must be in file order (as read_battles returns them)")
+    # Chunk by chunk, keeping only the features of the kept battles: memory stays at the
+    # result (n_battles x k floats) plus one chunk.
+    f = np.zeros((rows.size, len(features)))
+    status = np.zeros(rows.size, dtype=np.int8)
+    pos = records = 0
+    for raw_a, raw_b in _chunks(path, features):
+        first, records = records, records + raw_a.shape[0]
+        hi = int(np.searchsorted(rows, records, side="left"))
+        sel = rows[pos:hi] - first
+        f[pos:hi], status[pos:hi] = compute_style_features(raw_a[sel], raw_b[sel])
+        pos = hi
     if records != battles.report.rows_read:
         raise UserError(f"{path}: conv_metadata has {records} records but the battles {battles.report.rows_read}")
-    rows = battles.source_row
-    f, status = compute_style_features(raw_a[rows], raw_b[rows])
-    del raw_a, raw_b
     malformed = np.flatnonzero(status >= STYLE_ROW_KINDS.index(MALFORMED_KINDS[0]))
     first = None
     if malformed.size:

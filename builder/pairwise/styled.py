@@ -117,14 +117,22 @@ def build_style_dataset(
     *,
     reweight: bool = False,
     min_pair: int = MIN_PAIR,
+    overwrite: bool = False,
 ) -> StyleDataset:
-    """Standardise ``raw_features`` (n, k) over these battles and attach the weights."""
-    from builder.pairwise.style import standardise
+    """Standardise ``raw_features`` (n, k) over these battles and attach the weights.
 
+    ``overwrite``: standardise ``raw_features`` in place (a float64 C-contiguous array the
+    caller no longer needs), saving one copy of the feature matrix.
+    """
     raw_features = np.asarray(raw_features, dtype=np.float64)
     if raw_features.ndim != 2 or raw_features.shape[0] != a.shape[0]:
         raise ValueError("raw_features must have shape (n_battles, k)")
-    z, mean, std = standardise(raw_features)
+    z = raw_features if overwrite and raw_features.flags.c_contiguous else raw_features.copy()
+    mean = z.mean(axis=0)
+    std = z.std(axis=0)
+    std = np.where(std == 0, 1.0, std)
+    z -= mean
+    z /= std
     n_models = len(models)
     w = inverse_frequency_weights(a, b, n_models, min_pair) if reweight else np.ones(a.shape[0])
     return StyleDataset(
