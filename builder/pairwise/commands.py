@@ -146,7 +146,8 @@ def _report_line(battles) -> str:
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file (.jsonl or .json).")
 @click.option("--truth-output", type=click.Path(dir_okay=False), default=None, help="Also write {model: skill} JSON.")
 @click.option("--style-effect", multiple=True, metavar="FEATURE=BETA",
-              help="Write conv_metadata with this true style effect (log-odds per unit of the raw feature); repeatable.")
+              help="Write conv_metadata with this true style effect (log-odds per unit of the raw feature); "
+                   "repeatable.")
 @click.option("--verbose-model", multiple=True, metavar="MODEL=V",
               help="With --style-effect: this model's verbosity (log tokens; others ~ N(0, 0.2^2)); repeatable.")
 def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
@@ -167,7 +168,8 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
     skills = skills_from_leaderboard(models_from, category) if models_from else random_skills(n_models, seed)
     style = None
     if style_effect:
-        style = StyleSpec(effect=_pairs("--style-effect", style_effect), verbose=_pairs("--verbose-model", verbose_model))
+        style = StyleSpec(effect=_pairs("--style-effect", style_effect),
+                          verbose=_pairs("--verbose-model", verbose_model))
     sim = simulate_battles(
         skills, n_battles, seed=seed, tie_prob=tie_prob, zipf_exponent=zipf_exponent, start=start.date(),
         end=end.date(), debut_spread=debut_spread, anony_share=anony_share, style=style,

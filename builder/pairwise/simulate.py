@@ -293,4 +293,5 @@ def skills_from_leaderboard(path: str | Path, category: str | None = None) -> di
     return out
 
 
-__all__ = ["STYLE_COLUMNS", "SimulatedBattles", "StyleSpec", "conv_metadata", "random_skills", "simulate_battles", "skills_from_leaderboard"]
+__all__ = ["STYLE_COLUMNS", "SimulatedBattles", "StyleSpec", "conv_metadata", "random_skills", "simulate_battles",
+           "skills_from_leaderboard"]

@@ -320,7 +320,8 @@ def _newton(pr: _Problem, w: np.ndarray, x0: np.ndarray, tol: float) -> tuple[np
     for it in range(1, _MAX_ITER + 1):
         h = hess[np.ix_(free, free)]
         try:
-            step = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(h, check_finite=False), grad[free], check_finite=False)
+            factor = scipy.linalg.cho_factor(h, check_finite=False)
+            step = -scipy.linalg.cho_solve(factor, grad[free], check_finite=False)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
             step = -np.linalg.lstsq(h, grad[free], rcond=None)[0]
         size = float(np.max(np.abs(step))) if step.size else 0.0
@@ -367,7 +368,8 @@ def fit_styled_bt(
                       BattleReport("", ds.n, dict.fromkeys(BAD_KINDS, 0), {}, ds.n))
     counts = count_pairs(battles)
     st = analyse_graph(counts.n_models, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
-    unrated = tuple(Unrated(tuple(ds.models[c] for c in codes), describe_unrated(counts, codes)) for codes, _ in st.unrated)
+    unrated = tuple(Unrated(tuple(ds.models[c] for c in codes), describe_unrated(counts, codes))
+                    for codes, _ in st.unrated)
     if unrated and on_unidentifiable == "raise":
         raise NoFiniteRating(unrated)
     pr = _problem(ds, [np.asarray(g, dtype=np.int64) for g in st.main], reg)
@@ -486,7 +488,7 @@ def bootstrap_styled(ds: StyleDataset, fit: StyledFit, rounds: int, seed: int, *
     Every round is refitted by Newton from the point estimate, with its own child of
     ``SeedSequence(seed)``, and centred on the point fit's mean rating of each group. A
     round where some group won or lost every resampled battle against the rest gives it
-    +inf or -inf (NaN when it lost its battles or sits between), and counts as degenerate.
+    +inf or -inf, a model without resampled battles NaN; such rounds count as degenerate.
     """
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
@@ -509,9 +511,12 @@ def bootstrap_styled(ds: StyleDataset, fit: StyledFit, rounds: int, seed: int, *
             x[g] += fit.r[codes].mean() - x[g].mean()
         r = x[:m]
         bad = ~np.isfinite(r) | (np.abs(r - x0[:m]) > _INF_AT)
-        if bad.any() or not np.isfinite(gmax):
+        n_models = len(ds.models)
+        played = (np.bincount(ds.a, mult, n_models) + np.bincount(ds.b, mult, n_models))[pr.members]
+        if bad.any() or not np.isfinite(gmax) or (played == 0).any():
             degenerate += 1
             r = np.where(bad, np.sign(r - x0[:m]) * np.inf, r)
+            r = np.where(played == 0, np.nan, r)  # no resampled battle: no rating this round
         samples[t, pr.members] = fit.ratings[pr.members] + alpha * (r - x0[:m])
         betas[t] = x[m:]
     from builder.pairwise.bootstrap import quantiles

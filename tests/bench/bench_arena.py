@@ -289,7 +289,8 @@ def make_styled_battles(n: int, path: Path, seed: int = 0) -> None:
         zero = pa.array(np.zeros(n, np.int64))
         fields[f"sum_assistant_{side}_tokens"] = pa.array(tok)
         fields[f"header_count_{side}"] = pa.StructArray.from_arrays(
-            [pa.array(h1), pa.array(h2), pa.array(head - h1 - h2), zero, zero, zero], names=["h1", "h2", "h3", "h4", "h5", "h6"])
+            [pa.array(h1), pa.array(h2), pa.array(head - h1 - h2), zero, zero, zero],
+            names=["h1", "h2", "h3", "h4", "h5", "h6"])
         fields[f"list_count_{side}"] = pa.StructArray.from_arrays(
             [pa.array(lists // 3), pa.array(lists - lists // 3)], names=["ordered", "unordered"])
         fields[f"bold_count_{side}"] = pa.StructArray.from_arrays(
@@ -317,7 +318,8 @@ def child_arena_rank(path: str) -> dict:
     load = time.perf_counter() - t0
     t0 = time.perf_counter()
     meta = df["conv_metadata"]
-    keys = {"tokens": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"), "headers": ("header_count_a", "header_count_b"),
+    keys = {"tokens": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"),
+            "headers": ("header_count_a", "header_count_b"),
             "bold": ("bold_count_a", "bold_count_b"), "lists": ("list_count_a", "list_count_b")}
 
     def count(v):
@@ -404,7 +406,8 @@ def main_style(sizes: list[int]) -> None:
                       f"{theirs['load']:.2f}, features {theirs['features']:.2f}, dataset build {theirs['build']:.2f}, "
                       f"fit {theirs['fit']:.2f}, sandwich {theirs['sandwich']:.2f} s); peak {theirs['peak_mb']:.0f} MB")
                 print(f"  ratio whole process: {their_wall / ours_wall:.1f}x (target >= 5x); in process "
-                      f"(build + fit + sandwich vs our fit + sandwich): {inproc / ours['fit_sandwich']:.0f}x (target >= 20x)")
+                      f"(build + fit + sandwich vs our fit + sandwich): {inproc / ours['fit_sandwich']:.0f}x "
+                      "(target >= 20x)")
                 dr = max(abs(ours["ratings"][m] - theirs["ratings"][m]) for m in theirs["ratings"])
                 dl = max(abs(ours["lower"][m] - theirs["lower"][m]) for m in theirs["lower"])
                 db = max(abs(a - b) for a, b in zip(ours["beta"], theirs["beta"]))
