@@ -49,7 +49,17 @@ from scipy.special import ndtri
 
 from builder.errors import UserError
 from builder.pairwise.battles import BAD_KINDS, BattleReport, Battles
-from builder.pairwise.bt import BASE, INIT, SCALE, NoFiniteRating, Unrated, analyse_graph, count_pairs, describe_unrated
+from builder.pairwise.bt import (
+    BASE,
+    INIT,
+    SCALE,
+    NoFiniteRating,
+    Unrated,
+    analyse_graph,
+    count_pairs,
+    describe_unrated,
+    solve_group,
+)
 
 REG = 1.0
 HESSIAN_REG = 1e-5
@@ -374,7 +384,14 @@ def fit_styled_bt(
         raise NoFiniteRating(unrated)
     pr = _problem(ds, [np.asarray(g, dtype=np.int64) for g in st.main], reg)
     m, k = pr.members.size, ds.features.shape[1]
-    x, iterations, gmax = _newton(pr, ds.weights, np.zeros(m + k), _STEP_TOL)
+    # Start from the plain Bradley-Terry ratings of the same battles (Newton on the pair
+    # counts, cheap): the style terms move them little, which saves Newton passes here.
+    x0 = np.zeros(m + k)
+    for g in st.main:
+        if g.size > 1:
+            beta10, _ = solve_group(counts, np.asarray(g, dtype=np.int64), scale=1.0, base=math.e)
+            x0[pr.local[g]] = beta10
+    x, iterations, gmax = _newton(pr, ds.weights, x0, _STEP_TOL)
     x = _centre(pr, x)
     alpha = scale / math.log(base)
     n_models = len(ds.models)
