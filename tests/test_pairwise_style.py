@@ -4,6 +4,7 @@ true style effect from simulated battles."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -235,3 +236,43 @@ def test_recovery_of_a_true_style_effect():
     ratio = (bs.beta_upper[0] - bs.beta_lower[0]) / (sw.beta_upper[0] - sw.beta_lower[0])
     assert 0.67 < ratio < 1.5
     assert bootstrap_styled(ds, fit, 5, seed=2).lower.tolist() == bootstrap_styled(ds, fit, 5, seed=2).lower.tolist()
+
+
+def test_demo_arena_section_carries_the_style_view():
+    """The bundled demo battles: the styled sub-object's fields, and the model that wins by
+    length (qwen4-32b, see builder/data/demo/README.md) loses places under style control."""
+    from builder.config import ArenaConfig
+    from builder.pairwise.arena import compute_arena_section
+    from builder.render.arena_style import coefficient_words, compute_style_view, rank_change_text
+
+    demo = Path(__file__).resolve().parents[1] / "builder" / "data" / "demo" / "battles" / "clean_battle_demo.jsonl"
+    section = compute_arena_section(demo, ArenaConfig(bootstrap=0, history="month", default_view="style"))
+    json.dumps(section, allow_nan=False)
+    style = section["style"]
+    assert section["default_view"] == "style"
+    assert set(style) == {"features", "n_battles", "metadata", "method", "coefficients", "models", "unrated"}
+    assert style["metadata"]["usable"] == style["n_battles"] == section["n_battles"]
+    tokens = style["coefficients"][0]
+    assert tokens["feature"] == "tokens" and tokens["lower"] > 0  # the true length effect is found
+    assert tokens["points"] == pytest.approx(tokens["beta"] * 400 / np.log(10), abs=0.01)
+    qwen = next(m for m in style["models"] if m["model"] == "qwen4-32b")
+    assert qwen["rank_change"] < 0 and qwen["rating"] < qwen["plain_rating"]
+    assert len(style["models"]) == len(section["models"])
+    view = compute_style_view(section)
+    assert view["default_view"] == "style" and len(view["rows"]) == len(style["models"])
+    assert coefficient_words("tokens", 12.34, 8.0, 16.5) == (
+        "An answer one standard deviation longer than its opponent's wins as if it were 12.3 points stronger "
+        "(95% interval 8.0 to 16.5 points).")
+    assert [rank_change_text(x) for x in (3, 0, -2, None)] == ["+3", "0", "−2", "–"]
+
+
+def test_battles_without_metadata_have_no_style_view(tmp_path):
+    from builder.config import ArenaConfig
+    from builder.pairwise.arena import compute_arena_section
+
+    path = tmp_path / "plain.jsonl"
+    rows = [{"model_a": a, "model_b": b, "winner": w} for a, b, w in
+            [("m1", "m2", "model_a"), ("m2", "m1", "model_a"), ("m1", "m3", "tie"), ("m3", "m2", "model_b")] * 5]
+    _write_jsonl(path, rows)
+    section = compute_arena_section(path, ArenaConfig(bootstrap=0, default_view="style"))
+    assert section["style"] is None and section["default_view"] == "plain"
