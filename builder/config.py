@@ -7,9 +7,9 @@ its field path, as one ``UserError`` (exit code 2 at the CLI).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
-import datetime as dt
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from builder.errors import UserError
 
 PACKAGE_DATA = Path(__file__).parent / "data"
+
+
+def resolve_data_path(path: str, base: Path | None) -> Path:
+    """A data path from site.yml: absolute as is, else under ``base`` (site.yml's folder) when
+    it exists there, else under the package's bundled ``data/`` folder."""
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    if base is not None and (base / p).exists():
+        return base / p
+    return PACKAGE_DATA / p
 
 SourceKind = Literal[
     "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
@@ -107,14 +118,7 @@ class SourceConfig(Strict):
 
     def recorded_path(self, base: Path | None = None) -> Path | None:
         """Absolute path of the recorded payload (package data unless absolute / config-relative)."""
-        if not self.recorded:
-            return None
-        p = Path(self.recorded)
-        if p.is_absolute():
-            return p
-        if base is not None and (base / p).exists():
-            return base / p
-        return PACKAGE_DATA / p
+        return resolve_data_path(self.recorded, base) if self.recorded else None
 
 
 class FamilyConfig(Strict):
@@ -164,6 +168,10 @@ class MachineConfig(Strict):
     "Memory available to the model, GB."
 
 
+_DAY_OF_WORK: dict[str, float] = {"orchestrator": 2, "mid_tier": 10, "rote": 50}
+"The value stack's default day of work, million tokens per role (written as the method id hashes them)."
+
+
 class PriceRules(Strict):
     rote_build_max: float = 0.25
     "Rote workers: build price at most this (USD per build)."
@@ -179,9 +187,7 @@ class PriceRules(Strict):
         default_factory=lambda: {"orchestrator": 5.0, "mid_tier": 1.0, "rote": 0.30}
     )
     "Value stack: OpenRouter blended price strictly below this per role (USD / M tokens)."
-    day_of_work: dict[str, float] = Field(
-        default_factory=lambda: {"orchestrator": 2, "mid_tier": 10, "rote": 50}
-    )
+    day_of_work: dict[str, float] = Field(default_factory=lambda: dict(_DAY_OF_WORK))
     "Value stack day-of-work estimate: million tokens per role."
     memory_fraction: float = 0.8
     "Home-computer picks: 4-bit memory must fit within this fraction of the machine's memory."
@@ -223,6 +229,9 @@ class FoldingConfig(Strict):
     "Provider prefixes stripped before folding."
 
 
+StyleFeature = Literal["tokens", "headers", "bold", "lists"]
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -250,8 +259,7 @@ class ArenaConfig(Strict):
     "The Arena page's default view: plain Bradley-Terry, or style-controlled (when the battles carry conv_metadata)."
     style_control: bool = True
     "Also fit the style-controlled ratings when the battles carry conv_metadata (JSON, JSON Lines or Parquet)."
-    style_features: list[Literal["tokens", "headers", "bold", "lists"]] = Field(
-        default_factory=lambda: ["tokens", "headers", "bold", "lists"], min_length=1)
+    style_features: tuple[StyleFeature, ...] = Field(default=("tokens", "headers", "bold", "lists"), min_length=1)
     "Style features of the style-controlled fit."
     style_ci: Literal["sandwich", "bootstrap"] = "sandwich"
     "Intervals of the style-controlled fit: the sandwich estimator, or ``bootstrap`` rounds (seeded by ``seed``)."
@@ -292,8 +300,8 @@ class IndexBoardConfig(Strict):
     "How much the board is trusted, 0-100; a row's weight is share x confidence / 100."
 
 
-def _default_index_boards() -> list["IndexBoardConfig"]:
-    rows = [
+def _default_index_boards() -> list[IndexBoardConfig]:
+    rows: list[tuple[str, IndexFamily, float, float]] = [
         ("arena/text", "general", 0.6, 90), ("livebench/global", "general", 0.4, 80),
         ("arena/coding", "coding", 0.4, 85), ("aider/polyglot", "coding", 0.3, 80),
         ("livebench/coding", "coding", 0.3, 75), ("terminal-bench/accuracy", "agent", 1.0, 70),
@@ -389,7 +397,7 @@ class SiteConfig(Strict):
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
 
     @model_validator(mode="after")
-    def _cross_checks(self) -> "SiteConfig":
+    def _cross_checks(self) -> SiteConfig:
         errors: list[str] = []
         names = [s.name for s in self.sources]
         dupes = sorted({n for n in names if names.count(n) > 1})
@@ -402,8 +410,8 @@ class SiteConfig(Strict):
         for i, b in enumerate(self.boards):
             if b.role not in self.roles:
                 errors.append(f"boards.{i}.role: unknown role {b.role!r}")
-        for fam_id, fam in self.families.items():
-            for feed in fam.feeds:
+        for fam_id, family in self.families.items():
+            for feed in family.feeds:
                 if feed.split("/", 1)[0] not in names:
                     errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured source")
         if errors:

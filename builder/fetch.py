@@ -50,9 +50,9 @@ import sys
 import tarfile
 import time
 import zlib
-from datetime import date, datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -113,7 +113,8 @@ def _get_once(client: httpx.Client, url: str, timeout: float, max_bytes: int) ->
             length = resp.headers.get("content-length", "")
             if length.isdigit() and int(length) > max_bytes:
                 raise FetchError(
-                    f"response too large: Content-Length {int(length)} bytes exceeds the cap of {max_bytes} bytes ({url})",
+                    f"response too large: Content-Length {int(length)} bytes exceeds the cap of {max_bytes} bytes "
+                    f"({url})",
                     http_status=code,
                 )
             body = bytearray()
@@ -127,7 +128,8 @@ def _get_once(client: httpx.Client, url: str, timeout: float, max_bytes: int) ->
                     )
             return bytes(body), code
     except httpx.TimeoutException as exc:
-        raise FetchError(f"timed out after {timeout:g} s ({type(exc).__name__}) fetching {url}", retryable=True) from exc
+        raise FetchError(f"timed out after {timeout:g} s ({type(exc).__name__}) fetching {url}",
+                         retryable=True) from exc
     except httpx.ConnectError as exc:
         raise FetchError(f"connection failed to {url}: {exc}", retryable=True) from exc
     except httpx.RemoteProtocolError as exc:
@@ -138,14 +140,16 @@ def _get_once(client: httpx.Client, url: str, timeout: float, max_bytes: int) ->
         raise FetchError(f"HTTP error fetching {url}: {type(exc).__name__}: {exc}") from exc
 
 
-def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int, settings: FetchSettings) -> tuple[bytes, int]:
+def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int,
+              settings: FetchSettings) -> tuple[bytes, int]:
     """GET ``url`` with retries and backoff; return ``(body, HTTP status)`` or raise FetchError."""
     retrying = tenacity.Retrying(
         stop=tenacity.stop_after_attempt(settings.retries),
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: _sleep(seconds),
-        before_sleep=lambda rs: log.info("retrying %s (attempt %d failed: %s)", url, rs.attempt_number, rs.outcome.exception()),
+        before_sleep=lambda rs: log.info("retrying %s (attempt %d failed: %s)", url, rs.attempt_number,
+                                         rs.outcome.exception() if rs.outcome else None),
     )
     try:
         return retrying(_get_once, client, url, timeout, max_bytes)
@@ -203,7 +207,8 @@ def pick_livebench_files(names: list[str]) -> tuple[str, str]:
     return table, cats[-1][1]
 
 
-def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes], int]:
+def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes],
+                                                                                                  int]:
     index_url = source.options.get("index_url")
     if not index_url:
         raise FetchError("livebench needs options.index_url (the GitHub contents-API listing of its public/ folder)")
@@ -221,7 +226,8 @@ def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchS
     files: dict[str, bytes] = {}
     code = 200
     for name in (table, categories):
-        files[name], code = fetch_url(client, base + name, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings)
+        files[name], code = fetch_url(client, base + name, timeout=source.timeout, max_bytes=source.max_bytes,
+                                      settings=settings)
     return files, code
 
 
@@ -268,22 +274,14 @@ def _fetch_plan(client: httpx.Client, source: SourceConfig, settings: FetchSetti
     if source.kind == "livebench":
         return _livebench_plan(client, source, settings)
     if source.kind == "terminal_bench":
-        blob, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings)
+        blob, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes,
+                               settings=settings)
         return extract_results(blob, source.max_bytes), code
     if source.kind in SINGLE_FILE_KINDS:
-        body, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings)
+        body, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes,
+                               settings=settings)
         return {single_file_name(source): body}, code
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
-
-
-def fetch_source(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> Payload:
-    """Fetch one source from its live URL (network I/O); raises FetchError.
-
-    The payload is not checked here (``check_payload`` does that).
-    """
-    fetched_at = datetime.now(timezone.utc)
-    files, _ = _fetch_plan(client, source, settings)
-    return Payload(source=source.name, files=files, fetched_at=fetched_at, origin=source.url or "")
 
 
 # --------------------------------------------------------------------------- recorded payloads
@@ -295,9 +293,9 @@ def _recorded_date(source: SourceConfig, files: dict[str, bytes], mtimes: list[f
     """The date of a recorded payload (see ``read_recorded``)."""
     if source.recorded_date is not None:
         d = source.recorded_date
-        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+        return datetime(d.year, d.month, d.day, tzinfo=UTC)
     if source.date is not None:
-        return datetime(source.date.year, source.date.month, source.date.day, tzinfo=timezone.utc)
+        return datetime(source.date.year, source.date.month, source.date.day, tzinfo=UTC)
     found = []
     for key in files:
         for m in _DATE_IN_NAME.finditer(key):
@@ -307,8 +305,8 @@ def _recorded_date(source: SourceConfig, files: dict[str, bytes], mtimes: list[f
                 continue
     if found:
         d = max(found)
-        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
-    return datetime.fromtimestamp(max(mtimes), tz=timezone.utc).replace(microsecond=0)
+        return datetime(d.year, d.month, d.day, tzinfo=UTC)
+    return datetime.fromtimestamp(max(mtimes), tz=UTC).replace(microsecond=0)
 
 
 def read_recorded(source: SourceConfig, base: Path) -> Payload:
@@ -385,7 +383,8 @@ def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:
 
 
 def _fetch_one(
-    client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool, now: datetime
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool,
+    now: datetime
 ) -> FetchStatus:
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
@@ -402,7 +401,8 @@ def _fetch_one(
     except Exception as exc:
         if isinstance(exc, FetchError):
             # an unparseable body still says which HTTP status delivered it
-            error, http_status, received = str(exc), exc.http_status if exc.http_status is not None else code, exc.received
+            error, received = str(exc), exc.received
+            http_status = exc.http_status if exc.http_status is not None else code
         else:  # a bug must not stop the other sources; keep the traceback in the debug log
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
@@ -449,7 +449,8 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[str, bool], None]
         bar.update(task, description="done")
 
 
-def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None) -> list[FetchStatus]:
+def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
+              now: datetime | None = None) -> list[FetchStatus]:
     """Fetch every enabled source into the store; return their statuses in config order.
 
     ``base`` is the folder of site.yml (the store and config-relative recorded paths are
@@ -465,7 +466,7 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: d
     with make_client(cfg.fetch) as client, _progress(progress, len(sources)) as advance:
         for source in order:
             advance(source.name, True)
-            attempt_at = now or datetime.now(timezone.utc)
+            attempt_at = now or datetime.now(UTC)
             by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at)
             advance(source.name, False)
     return [by_name[s.name] for s in sources]

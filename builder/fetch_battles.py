@@ -17,17 +17,18 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 import httpx
 import tenacity
 
-from builder.config import ArenaConfig, FetchSettings
 import builder.fetch as fetch_module
+from builder.config import ArenaConfig, FetchSettings
 from builder.fetch import FetchError, make_client
 from builder.records import FetchStatus
+from builder.util.io import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,8 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
                 if total.isdigit() and int(total) == have:
                     return Download(part, have, have, code)
                 part.unlink()
-                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting", http_status=code, retryable=True)
+                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting", http_status=code,
+                                 retryable=True)
             if code >= 500:
                 raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
             if code not in (200, 206):
@@ -71,20 +73,23 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
             start = have if code == 206 else 0  # 200: the server ignored Range, start over
             length = resp.headers.get("content-length", "")
             if length.isdigit() and start + int(length) > max_bytes:
-                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of {max_bytes} bytes ({url})",
+                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of {max_bytes} "
+                                 f"bytes ({url})",
                                  http_status=code)
             done = start
             with open(part, "ab" if start else "wb") as fh:
                 for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
                     done += len(chunk)
                     if done > max_bytes:
-                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, aborted ({url})",
+                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, aborted "
+                                         f"({url})",
                                          http_status=code)
                     fh.write(chunk)
                     report(done, int(length) + start if length.isdigit() else None)
             return Download(part, done, start, code)
     except httpx.TimeoutException as exc:
-        raise FetchError(f"timed out after {timeout:g} s fetching {url} (kept {_size(part)} bytes to resume)", retryable=True) from exc
+        raise FetchError(f"timed out after {timeout:g} s fetching {url} (kept {_size(part)} bytes to resume)",
+                         retryable=True) from exc
     except httpx.TransportError as exc:
         raise FetchError(f"network error fetching {url}: {type(exc).__name__} (kept {_size(part)} bytes to resume)",
                          retryable=True) from exc
@@ -133,7 +138,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
                   now: datetime | None = None, timeout: float = 60.0) -> FetchStatus:
     """Download ``arena.live_url`` into the store (resuming a partial download); never raises
     for an upstream failure: the status says what happened and the last complete dump stays."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     url = arena.live_url or ""
     folder = battles_dir(store_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -155,11 +160,12 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
         retry=tenacity.retry_if_exception(lambda e: isinstance(e, FetchError) and e.retryable),
         sleep=lambda seconds: fetch_module._sleep(seconds),  # patched in tests
-        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception()),
+        before_sleep=lambda rs: log.info("battles: retrying (%s)", rs.outcome.exception() if rs.outcome else None),
     )
     try:
         with make_client(settings) as client:
-            got = retrying(_download_once, client, url, part, timeout=timeout, max_bytes=arena.live_max_bytes, report=report)
+            got = retrying(_download_once, client, url, part, timeout=timeout, max_bytes=arena.live_max_bytes,
+                           report=report)
     except tenacity.RetryError as err:
         last = err.last_attempt.exception()
         return failed(f"{last} (gave up after {settings.retries} attempts)", getattr(last, "http_status", None))
@@ -177,10 +183,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
 
 
 def write_battles_status(store_dir: Path, status: FetchStatus) -> None:
-    path = battles_dir(store_dir) / "status.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(status.to_json(), indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(battles_dir(store_dir) / "status.json", json.dumps(status.to_json(), indent=1))
 
 
 def read_battles_status(store_dir: Path) -> FetchStatus | None:

@@ -50,7 +50,7 @@ import hashlib
 import re
 import unicodedata
 from collections import defaultdict
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from builder.config import FoldingConfig
 

@@ -3,7 +3,7 @@
     fetch  -> store (payload + status per source)        builder.fetch
     parse  -> typed records per source                   builder.sources
     select -> identities, one observation per source     builder.scoring.select
-    score  -> snapshot dict (boards, arena, evals, index) builder.scoring / pairwise / evals
+    score  -> typed Snapshot (boards, arena, evals, index)  builder.scoring / pairwise / evals
     write  -> snapshots/YYYY-MM-DD.json (same-day rules)  builder.snapshot
     render -> site/ (temp dir swapped in whole)          builder.render
 
@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Iterator
 
-from builder.config import SiteConfig
-from builder.errors import CheckFailed, UserError
-from builder.records import FetchStatus, ParseResult, Payload
+from builder.config import SiteConfig, resolve_data_path
+from builder.errors import CheckFailed
+from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
+from builder.snapshot.models import Snapshot
+from builder.util.io import as_utc, parse_utc
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,10 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
     from builder.sources import PayloadError, parse_payload
 
     payloads = load_payloads(cfg, base)
-    observations, prices, checks, models = [], [], [], []
+    observations: list[Observation] = []
+    prices: list[Price] = []
+    checks: list[BuildCheck] = []
+    models: list[ModelInfo] = []
     statuses: dict[str, FetchStatus | None] = {}
     published: dict[str, date | None] = {}
     for source in cfg.sources:
@@ -94,11 +99,11 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
 
 
 def _payload_date(payload: Payload) -> date:
-    return payload.fetched_at.astimezone(timezone.utc).date()
+    return payload.fetched_at.astimezone(UTC).date()
 
 
 def _failed(status: FetchStatus | None, payload: Payload, error: str) -> FetchStatus:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if status is None:
         return FetchStatus(payload.source, False, None, error, 0, None, now, None, payload.origin, False)
     return replace(status, ok=False, error=error)
@@ -121,42 +126,30 @@ def gather_inputs(cfg: SiteConfig, base: Path):
     )
 
 
-def resolve_data_path(path: str, base: Path) -> Path:
-    """A data path from site.yml: absolute, else relative to site.yml, else package data."""
-    from builder.config import PACKAGE_DATA
+def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_dir: Path) -> Snapshot:
+    """The day's snapshot from the stored payloads: the Arena and eval-suite sections, then the
+    role boards and the Capability Index scored with them (``scoring.boards.compute_snapshot``).
 
-    p = Path(path)
-    if p.is_absolute():
-        return p
-    if (base / p).exists():
-        return base / p
-    return PACKAGE_DATA / p
-
-
-def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_dir: Path) -> dict:
-    """Role boards from the stored payloads, plus the Arena, eval-suite and index sections."""
+    The previous day's snapshot (for movement) must load: a broken one is a ``UserError``.
+    """
     from builder.scoring.boards import compute_snapshot
     from builder.snapshot import previous_snapshot
 
     inputs = gather_inputs(cfg, base)
-    previous = previous_snapshot(snapshots_dir, now.date())
-    snapshot = compute_snapshot(inputs, cfg, now, previous)
-    snapshot["demo"] = cfg.demo
+    previous = previous_snapshot(snapshots_dir, as_utc(now).date())
     live = any(s is not None and s.live for s in inputs.statuses.values())
     battles = battles_path(cfg, base, live=live)
+    arena = None
     if battles is not None:
         from builder.pairwise.arena import compute_arena_section
 
-        snapshot["arena"] = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+    evals = None
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
-        snapshot["evals"] = compute_evals_section(cfg.evals, base)
-    if cfg.index.enabled:
-        from builder.scoring.index import compute_index_section
-
-        snapshot["index"] = compute_index_section(snapshot, cfg.index)
-    return snapshot
+        evals = compute_evals_section(cfg.evals, base)
+    return compute_snapshot(inputs, cfg, now, previous, arena=arena, evals=evals)
 
 
 def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
@@ -172,7 +165,9 @@ def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
     return resolve_data_path(cfg.arena.battles, base) if cfg.arena.battles else None
 
 
-def fetch_everything(cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None) -> list[FetchStatus]:
+def fetch_everything(
+    cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None
+) -> list[FetchStatus]:
     """Every source, and with ``live`` the Arena battles dump (streamed, resumable)."""
     from builder.fetch import fetch_all, store_path
 
@@ -217,7 +212,7 @@ def build(
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
 
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     out = out or base / "site"
     snaps = snapshots_dir or snapshots_path(cfg, base)
     t = Timings()
@@ -229,7 +224,7 @@ def build(
         path, action = write_snapshot(snapshot, snaps)
         if action == "empty":
             # Nothing scored: keep showing the newest saved day (the guards judge its age).
-            saved = [p for p in list_snapshots(snaps) if p.stem <= snapshot["date"]]
+            saved = [p for p in list_snapshots(snaps) if p.stem <= snapshot.date]
             path = saved[-1] if saved else path
             current = load_snapshot(path) if saved else snapshot
         else:
@@ -270,16 +265,6 @@ def verify_or_fail(site_dir: Path) -> None:
         raise CheckFailed("the new site's numbers do not rebuild: " + "; ".join(misses[:5]))
 
 
-def today(now: datetime | None = None) -> date:
-    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
-
-
 def parse_now(value: str | None) -> datetime | None:
     """``--now`` option: an ISO date or time, taken as UTC when it has no offset."""
-    if value is None:
-        return None
-    try:
-        dt_ = datetime.fromisoformat(value)
-    except ValueError:
-        raise UserError(f"--now: not an ISO date/time: {value!r}") from None
-    return dt_ if dt_.tzinfo else dt_.replace(tzinfo=timezone.utc)
+    return None if value is None else parse_utc(value, "--now")

@@ -12,9 +12,10 @@ leaves a parser, and DataFrames never leave the function that builds them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class FetchStatus:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "FetchStatus":
+    def from_json(cls, d: Mapping[str, Any]) -> FetchStatus:
         pf = d.get("payload_fetched_at")
         return cls(
             source=d["source"],
@@ -103,7 +104,7 @@ class Observation:
     selected: bool = False
     reason: str = ""
 
-    def replace(self, **changes: Any) -> "Observation":
+    def replace(self, **changes: Any) -> Observation:
         return dataclasses.replace(self, **changes)
 
 
@@ -121,7 +122,7 @@ class Price:
     identity: str = ""
     excluded: str | None = None
 
-    def replace(self, **changes: Any) -> "Price":
+    def replace(self, **changes: Any) -> Price:
         return dataclasses.replace(self, **changes)
 
 
@@ -139,7 +140,7 @@ class BuildCheck:
     identity: str = ""
     excluded: str | None = None
 
-    def replace(self, **changes: Any) -> "BuildCheck":
+    def replace(self, **changes: Any) -> BuildCheck:
         return dataclasses.replace(self, **changes)
 
 
@@ -159,7 +160,7 @@ class ModelInfo:
     url: str | None = None
     identity: str = ""
 
-    def replace(self, **changes: Any) -> "ModelInfo":
+    def replace(self, **changes: Any) -> ModelInfo:
         return dataclasses.replace(self, **changes)
 
 
@@ -172,3 +173,11 @@ class ParseResult:
     build_checks: tuple[BuildCheck, ...] = ()
     models: tuple[ModelInfo, ...] = ()
     published: date | None = None  # the payload's publication date, when it says
+
+
+def known(value: float | None, what: str) -> float:
+    """``value`` of a record already checked to have it (e.g. a usable observation's raw);
+    a missing one is a bug in the caller, reported as ``ValueError`` naming ``what``."""
+    if value is None:
+        raise ValueError(f"{what} is missing")
+    return float(value)

@@ -21,16 +21,19 @@ from pathlib import Path
 import pytest
 
 from builder.config import load_config
-from builder.evals.pages import compute_significance_matrix, suite_slug
-from builder.pairwise.pages import (
+from builder.render.pages.evals import compute_significance_matrix
+from builder.render.pages.arena import (
     RATING_COLUMNS,
     heat_class,
     nice_ticks,
     spelling_identities,
 )
 from builder.pipeline import build
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
+from builder.errors import UserError
+from builder.snapshot import validate_snapshot
+from builder.snapshot.models import EvalPair
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -142,8 +145,10 @@ def hostile(built, tmp_path_factory) -> tuple[dict, Path]:
     arena["bad_rows"] = {"missing_model": 3, "same_model": 2, "unknown_winner": 1}
     arena["components"] = [arena["components"][0], {"models": ["x-1", "x-2"], "n_battles": 77}]
     arena["unrated"] = [{"models": [EVIL], "reason": "lost every battle " + EVIL}]
+    # every Arena spelling is a spelling of a known model (the snapshot schema requires it)
+    s["models"][next(iter(s["models"]))]["spellings"] += [EVIL, "x-1", "x-2"]
     suite = s["evals"]["suites"][0]
-    old_id = suite["rows"][0]["model_id"]
+    old_id = suite["boards"][suite["metric"]]["rows"][0]["model_id"]
     suite["title"] = "Suite " + EVIL
     suite["description"] = EVIL
     for board in suite["boards"].values():
@@ -155,13 +160,10 @@ def hostile(built, tmp_path_factory) -> tuple[dict, Path]:
         for p in board["pairwise"]:
             p["model_a"] = EVIL if p["model_a"] == old_id else p["model_a"]
             p["model_b"] = EVIL if p["model_b"] == old_id else p["model_b"]
-    suite["rows"] = suite["boards"][suite["metric"]]["rows"]
-    suite["pairwise"] = suite["boards"][suite["metric"]]["pairwise"]
     clar = next(x for x in s["evals"]["suites"] if x.get("clarify"))
     clar["clarify"]["models"][EVIL] = dict(next(iter(clar["clarify"]["models"].values())))
-    s["evals"]["suites"].append({**copy.deepcopy(suite), "id": "../../escape", "title": "Escape"})
     out = tmp_path_factory.mktemp("hostile-site")
-    render_site(s, [], cfg, ROOT, out, now=NOW, base_url="https://example.org/mb/")
+    render_site(validate_snapshot(s), [], cfg, ROOT, out, now=NOW, base_url="https://example.org/mb/")
     return s, out
 
 
@@ -202,7 +204,7 @@ def test_every_arena_row_matches_the_snapshot(built):
     rows = {tr.attrs["data-model"]: tr for tr in table.find("tbody").direct("tr")}
     assert set(rows) == {m["model"] for m in arena["models"]} and len(rows) == len(arena["models"])
     keys = [th.attrs.get("data-key") for th in table.find("thead").find_all("th")]
-    index = spelling_identities(snap["models"])
+    index = spelling_identities(validate_snapshot(snap).models)
     for m in arena["models"]:
         cells = rows[m["model"]].direct("td")
         by_key = dict(zip(keys, cells))
@@ -314,7 +316,7 @@ def _board_tables(dom: Node) -> dict[str, Node]:
 
 def test_each_suite_page_lists_every_model_with_its_numbers(built):
     snap, site, _ = built
-    index = spelling_identities(snap["models"])
+    index = spelling_identities(validate_snapshot(snap).models)
     for suite in snap["evals"]["suites"]:
         dom = parse(site / "evals" / suite["id"] / "index.html")
         tables = _board_tables(dom)
@@ -349,8 +351,8 @@ def test_each_suite_page_lists_every_model_with_its_numbers(built):
             for tr in ctable.find("tbody").direct("tr"):
                 summ = suite["clarify"]["models"][tr.attrs["data-model"]]
                 cells = tr.direct("td")
-                assert same(fkey(cells[1]), summ["TKQR"]) and same(fkey(cells[2]), summ["ORA"])
-            assert f"{suite['clarify']['overall']['TKQR']:.3f}" in ctable.find("tfoot").text
+                assert same(fkey(cells[1]), summ["tkqr"]) and same(fkey(cells[2]), summ["ora"])
+            assert f"{suite['clarify']['overall']['tkqr']:.3f}" in ctable.find("tfoot").text
     listing = parse(site / "evals" / "index.html")
     links = [a.attrs["href"] for a in listing.find("table", id="suites-table").find_all("a")]
     for suite in snap["evals"]["suites"]:
@@ -401,8 +403,15 @@ def test_eval_downloads_round_trip(built):
             assert rep["rows"] == board["rows"] and rep["pairwise"] == board["pairwise"]
         assert {r["metric"] for r in doc["reports"]} == set(suite["metrics"])
         if suite.get("clarify"):
-            assert doc["clarify"] == suite["clarify"]
-        assert (site / "data" / "evals" / f"{sid}.md").read_text(encoding="utf-8") == suite["markdown"]
+            # the download keeps the aggregate report's names (TKQR, ORA) for the snapshot's tkqr, ora
+            def report(summary):
+                return {{"tkqr": "TKQR", "ora": "ORA"}.get(k, k): v for k, v in summary.items()}
+            assert doc["clarify"] == {"overall": report(suite["clarify"]["overall"]),
+                                      "models": {m: report(x) for m, x in suite["clarify"]["models"].items()}}
+            assert list(doc["clarify"]["overall"]) == ["num_tasks", "num_files", "TKQR", "ORA", "avg_turns",
+                                                       "avg_diff"]
+        shown = suite["boards"][suite["metric"]]
+        assert (site / "data" / "evals" / f"{sid}.md").read_text(encoding="utf-8") == shown["markdown"]
         rows = list(csv.DictReader(io.StringIO((site / "data" / "evals" / f"{sid}.csv").read_text(encoding="utf-8"))))
         want = [(metric, r) for metric in [suite["metric"]] + [m for m in suite["metrics"] if m != suite["metric"]]
                 for r in suite["boards"][metric]["rows"]]
@@ -428,7 +437,7 @@ def test_eval_downloads_round_trip(built):
 def test_hostile_strings_render_escaped(hostile):
     s, out = hostile
     pages = [out / "arena" / "index.html", out / "evals" / "index.html"]
-    pages += [out / "evals" / suite_slug(x["id"]) / "index.html" for x in s["evals"]["suites"]]
+    pages += [out / "evals" / x["id"] / "index.html" for x in s["evals"]["suites"]]
     for page in pages:
         html = page.read_text(encoding="utf-8")
         assert "<img" not in html, page
@@ -443,10 +452,11 @@ def test_hostile_strings_render_escaped(hostile):
     dom = parse(out / "arena" / "index.html")
     assert EVIL in {tr.attrs["data-model"] for tr in dom.find("table", id="arena-table").find("tbody").direct("tr")}
     assert EVIL in [th.text for th in dom.find("table", id="heatmap").find("thead").find_all("th")]
-    # a suite id that is not URL-safe never leaves the site folder
-    assert suite_slug("../../escape") != "../../escape" and "/" not in suite_slug("../../escape")
-    assert (out / "evals" / suite_slug("../../escape") / "index.html").is_file()
-    assert not (out.parent / "escape").exists() and not (out / "escape").exists()
+    # a suite id that is not URL-safe never reaches the pages: the snapshot schema refuses it
+    escape = copy.deepcopy(s)
+    escape["evals"]["suites"][0]["id"] = "../../escape"
+    with pytest.raises(UserError, match=r"evals\.suites\[0\]\.id: String should match pattern"):
+        validate_snapshot(escape)
     # downloads keep the string as data
     ratings = json.loads((out / "data" / "arena" / "ratings.json").read_text(encoding="utf-8"))
     assert ratings[0]["model"] == EVIL
@@ -457,9 +467,9 @@ def test_hostile_strings_render_escaped(hostile):
 
 def test_significance_matrix_orientation():
     pairs = [
-        {"model_a": "a", "model_b": "b", "diff": 0.2, "ci_lo": 0.1, "ci_hi": 0.3, "n_tasks": 9, "significant": True},
-        {"model_a": "a", "model_b": "c", "diff": 0.05, "ci_lo": -0.01, "ci_hi": 0.1, "n_tasks": 9, "significant": False},
-        {"model_a": "b", "model_b": "c", "diff": None, "ci_lo": None, "ci_hi": None, "n_tasks": 0, "significant": False},
+        EvalPair(model_a="a", model_b="b", diff=0.2, ci_lo=0.1, ci_hi=0.3, n_tasks=9, significant=True),
+        EvalPair(model_a="a", model_b="c", diff=0.05, ci_lo=-0.01, ci_hi=0.1, n_tasks=9, significant=False),
+        EvalPair(model_a="b", model_b="c", diff=None, ci_lo=None, ci_hi=None, n_tasks=0, significant=False),
     ]
     m = compute_significance_matrix(["a", "b", "c"], pairs)
     assert [c["state"] for c in m[0]] == ["diag", "better", "tie"]

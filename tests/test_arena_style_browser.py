@@ -15,6 +15,7 @@ from test_charts import _history
 from builder.config import ArenaConfig, load_config
 from builder.pairwise.arena import compute_arena_section
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
 
 pytestmark = pytest.mark.browser
 
@@ -28,10 +29,12 @@ def site(tmp_path_factory):
     www = tmp_path_factory.mktemp("arena-style-www")
     cfg, _ = load_config(ROOT / "tests" / "fixtures" / "site.yml")
     snaps = _history(2)
-    snaps[-1]["arena"] = compute_arena_section(DEMO, ArenaConfig(bootstrap=20, history="month", default_view="style"))
-    assert snaps[-1]["arena"]["style"]["models"] and snaps[-1]["arena"]["default_view"] == "style"
+    arena = compute_arena_section(DEMO, ArenaConfig(bootstrap=20, history="month", default_view="style"))
+    assert arena.style is not None and arena.style.models and arena.default_view == "style"
+    snaps[-1]["arena"] = arena.model_dump(mode="json")
     with serve_directory(www) as origin:
-        render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
+        typed = [validate_snapshot(s) for s in snaps]
+        render_site(typed[-1], typed[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
         yield origin, snaps[-1]["arena"]
 
 

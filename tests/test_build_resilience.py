@@ -3,6 +3,7 @@ keeps showing the newest saved day, and `score` says so with exit code 1."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 from pathlib import Path
@@ -11,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from builder.cli import main
-from builder.snapshot import write_snapshot
+from builder.snapshot import validate_snapshot, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = "2026-11-30T12:00:00+00:00"
@@ -41,8 +42,13 @@ def _unreachable_config(tmp: Path) -> Path:
 
 
 def test_empty_snapshot_is_never_saved(tmp_path):
-    snap = {"date": "2026-11-30", "boards": [{"id": "b", "rows": []}], "sources": []}
-    path, action = write_snapshot(snap, tmp_path)
+    data = json.loads((ROOT / "snapshots" / "2026-11-29.json").read_text(encoding="utf-8"))
+    for b in data["boards"]:
+        b["rows"], b["new"] = [], []
+    for m in data["machines"]:
+        m["rows"] = []
+    data["stacks"]["best"], data["worked_example"] = [], None
+    path, action = write_snapshot(validate_snapshot(data), tmp_path)
     assert action == "empty" and not path.exists()
 
 

@@ -13,7 +13,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fixtures.make_snapshot import make_snapshot
+from builder.snapshot import validate_snapshot
+from fixtures.make_snapshot import arena_only_model, full_arena, make_snapshot
 
 from builder.charts.data import (
     DEFAULT_LINES,
@@ -27,7 +28,7 @@ from builder.charts.data import (
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.svg import linear_ticks, log_ticks, spread_labels
 from builder.config import load_config
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,8 +119,9 @@ def _history(n: int, models: int = 18) -> list[dict]:
 
 
 def _arena(snap: dict, n_slices: int = 4) -> dict:
-    """A hand-made Arena section over the snapshot's first models (spelled as their identities),
-    with intervals on every slice except the first."""
+    """A hand-made Arena section over the snapshot's first models (spelled as their identities)
+    and one model only the Arena rates, with intervals on every slice except the first."""
+    arena_only_model(snap, "only-in-the-arena")
     idents = list(snap["models"])[:8] + ["only-in-the-arena"]
     models, history = [], []
     for k, m in enumerate(idents):
@@ -136,7 +138,7 @@ def _arena(snap: dict, n_slices: int = 4) -> dict:
                 row["lower"], row["upper"] = r - 30, r + 30
             sl["models"].append(row)
         history.append(sl)
-    return {"n_battles": 999, "method": {"ci": 0.95, "bootstrap": 10}, "models": models, "history": history}
+    return full_arena(models, history, n_battles=999)
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +151,8 @@ def built(tmp_path_factory):
     board["rows"][2]["token_price"] = None
     board["rows"][3]["partial"] = True
     out = tmp_path_factory.mktemp("charts-site")
-    render_site(snaps[-1], snaps[:-1], cfg, ROOT, out, now=NOW, base_url="https://example.org/mb/")
+    render_site(validate_snapshot(snaps[-1]), [validate_snapshot(s) for s in snaps[:-1]], cfg, ROOT, out, now=NOW,
+                base_url="https://example.org/mb/")
     return out, snaps
 
 
@@ -247,7 +250,7 @@ def test_spread_data_matches_the_snapshot(built):
     assert ratings == sorted(ratings, reverse=True)
     assert len(ratings) == len(arena["models"])
     by_name = {m["name"]: m for m in doc["arena"]["models"]}
-    assert by_name["only-in-the-arena"]["href"] is None
+    assert by_name["only-in-the-arena"]["href"] == "models/only-in-the-arena/"  # facts from scoring, a page
     assert doc["arena"]["models"][0]["href"] == f"models/{model_slug(arena['models'][0]['model'])}/"
     for board, b in zip(snaps[-1]["boards"], doc["boards"]):
         assert [p["score"] for p in b["points"]] == [r["score"] for r in board["rows"] if r.get("rank") is not None]
@@ -293,15 +296,22 @@ def test_hostile_names_are_escaped(tmp_path):
     board = snap["boards"][0]
     board["title"] = "Best <b>orchestrator</b>"
     row = board["rows"][1]
+    old = row["identity"]
     row["identity"] = "../" + evil
     row["token_price"] = 0.5
-    snap["models"][row["identity"]] = {"name": evil, "open_weight": True}
-    snap["arena"] = {"n_battles": 10, "method": {"ci": 0.95, "bootstrap": 5},
-                     "models": [{"model": "<script>alert(8)</script>", "rating": 1000.0, "lower": 990.0, "upper": 1010.0,
-                                 "rank": 1, "component": 0}],
-                     "history": [{"date": "2026-11-01", "n_battles": 10,
-                                  "models": [{"model": "<script>alert(8)</script>", "rating": 1000.0, "rank": 1}]}]}
-    render_site(snap, [], cfg, ROOT, tmp_path, now=NOW, base_url="https://example.org/")
+    arena_only_model(snap, row["identity"])
+    snap["models"][row["identity"]].update(name=evil, open_weight=True)
+    for e in snap["stacks"]["best"]:
+        if e["board"] == board["id"] and e["identity"] == old:
+            e["identity"] = row["identity"]
+    arena_only_model(snap, "<script>alert(8)</script>")
+    snap["arena"] = full_arena(
+        [{"model": "<script>alert(8)</script>", "rating": 1000.0, "lower": 990.0, "upper": 1010.0, "rank": 1,
+          "component": 0}],
+        [{"date": "2026-11-01", "n_battles": 10, "models": [{"model": "<script>alert(8)</script>", "rating": 1000.0,
+                                                            "rank": 1}]}],
+        n_battles=10, bootstrap=5)
+    render_site(validate_snapshot(snap), [], cfg, ROOT, tmp_path, now=NOW, base_url="https://example.org/")
     for page in (tmp_path / "charts").rglob("index.html"):
         html = page.read_text(encoding="utf-8")
         for bad in ("<img src=x", "<script>alert", "<svg onload", "<b>orchestrator", 'href="javascript:'):
@@ -320,7 +330,7 @@ def test_empty_and_unpriced_boards():
     for b in snap["boards"]:
         for r in b["rows"]:
             r["token_price"] = None
-    doc = compute_price_quality(snap)
+    doc = compute_price_quality(validate_snapshot(snap))
     assert all(not b["points"] and not b["frontier"] for b in doc["boards"])
     for b, s in zip(doc["boards"], snap["boards"]):
         assert len(b["left_out"]) == sum(r.get("rank") is not None for r in s["rows"])

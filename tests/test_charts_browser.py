@@ -20,6 +20,7 @@ from test_charts import _arena, _history
 
 from builder.config import load_config
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +39,8 @@ def site(tmp_path_factory):
     snaps[-1]["arena"] = _arena(snaps[-1])
     snaps[-1]["boards"][0]["rows"][3]["partial"] = True
     with serve_directory(www) as origin:
-        render_site(snaps[-1], snaps[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
+        typed = [validate_snapshot(s) for s in snaps]
+        render_site(typed[-1], typed[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
         yield origin, www / "s"
 
 

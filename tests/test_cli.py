@@ -35,7 +35,7 @@ def test_bad_config_is_one_line_exit_2(tmp_path):
     bad.write_text("sources: 3\n")
     result = CliRunner().invoke(main, ["--config", str(bad), "fetch"])
     assert result.exit_code == 2
-    lines = [l for l in result.stderr.splitlines() if l.strip()]
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ")
     assert "Traceback" not in result.output
 

@@ -8,7 +8,8 @@ import io
 import pytest
 
 from builder.render.exports import render_board_csv
-from builder.render.safety import csv_cell
+from builder.snapshot.models import Board, BoardRow
+from builder.util.text import csv_cell
 
 
 @pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
@@ -24,10 +25,11 @@ def test_ordinary_values_are_unchanged():
 
 
 def test_board_csv_neutralises_a_hostile_model_name():
-    board = {"weights": {"reasoning": 1.0}, "rows": [
-        {"rank": 1, "model": "=cmd|' /C calc'!A0", "identity": "x", "r": 1500.25, "score": 1500,
-         "partial": False, "families": {"reasoning": 1500.25}, "evaluators": ["e1", "e2"]},
-    ], "new": []}
+    row = BoardRow(rank=1, model="=cmd|' /C calc'!A0", identity="x", r=1500.25, score=1500, partial=False,
+                   partial_reasons=(), families={"reasoning": 1500.25}, evaluators=("e1", "e2"), coverage=1.0,
+                   available_share=1.0, movement=None, token_price=None, build_price=None, build_passed=None)
+    board = Board(id="b", title="B", kind="orchestrator", role="orchestrator", description="",
+                  weights={"reasoning": 1.0}, warning=None, missing_families=(), rows=(row,), new=())
     rows = list(csv.reader(io.StringIO(render_board_csv(board))))
     cells = rows[1]
     assert "'=cmd|' /C calc'!A0" in cells

@@ -1,4 +1,4 @@
-"""The aggregator (seed 003): a three-model suite known by hand, ties, categories, pairs, weights."""
+"""The aggregator: a three-model suite known by hand, ties, categories, pairs, weights."""
 
 from __future__ import annotations
 
@@ -117,7 +117,8 @@ def test_pairwise_without_common_tasks():
     suite = {"x": {"t1": 0.5, "t2": 0.7}, "y": {"t3": 0.1}}
     rep = compute_eval_report(suite_runs(suite), "acc", b=50)
     (p,) = rep.pairwise
-    assert (p.model_a, p.model_b, p.diff, p.ci_lo, p.ci_hi, p.n_tasks, p.significant) == ("x", "y", None, None, None, 0, False)
+    got = (p.model_a, p.model_b, p.diff, p.ci_lo, p.ci_hi, p.n_tasks, p.significant)
+    assert got == ("x", "y", None, None, None, 0, False)
     assert rep.rows[1].win_rate == 1.0  # y wins its only task, no rival there
 
 

@@ -1,4 +1,4 @@
-"""TKQR / ORA (seed 002): every branch by hand, the record fields, run directories, EvalRuns."""
+"""TKQR / ORA: every branch by hand, the record fields, run directories, EvalRuns."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.evals.commands import evals
+from builder.cli.evals import evals
 
 SUITE = [
     ("a", "t1", 1.0), ("a", "t2", 0.5), ("a", "t3", 1.0), ("a", "t4", 0.25),
@@ -19,7 +19,8 @@ SUITE = [
 
 def write_suite(path: Path) -> Path:
     path.write_text(
-        "".join(json.dumps({"model_id": m, "task_id": t, "metric_name": "acc", "score": s}) + "\n" for m, t, s in SUITE),
+        "".join(json.dumps({"model_id": m, "task_id": t, "metric_name": "acc", "score": s}) + "\n"
+                for m, t, s in SUITE),
         encoding="utf-8",
     )
     return path
@@ -43,7 +44,8 @@ def test_aggregate_prints_and_writes_json_and_markdown(tmp_path):
     assert rep["rows"][2]["win_rate"] == pytest.approx(1 / 9)
     assert len(rep["pairwise"]) == 3
     md = out_md.read_text()
-    assert md.startswith("| Rank | Model | Mean | 95% CI | Win rate | Tasks |\n") and "| 3 | c | 0.25 | 0.25-0.25 | 0.11 | 3 |" in md
+    assert md.startswith("| Rank | Model | Mean | 95% CI | Win rate | Tasks |\n")
+    assert "| 3 | c | 0.25 | 0.25-0.25 | 0.11 | 3 |" in md
     # Same seed, same report.
     again = tmp_path / "again.json"
     invoke(["aggregate", str(suite), "--bootstrap", "200", "--seed", "4", "--json", str(again)])
@@ -67,7 +69,8 @@ def test_aggregate_bad_file_is_one_line_exit_2_and_writes_nothing(tmp_path):
     assert not out_json.exists()
 
 
-@pytest.mark.parametrize("args", [["aggregate", "x.jsonl", "--bootstrap", "0"], ["aggregate", "x.jsonl", "--alpha", "1"]])
+@pytest.mark.parametrize("args", [["aggregate", "x.jsonl", "--bootstrap", "0"],
+                                  ["aggregate", "x.jsonl", "--alpha", "1"]])
 def test_aggregate_option_ranges(args):
     res = CliRunner().invoke(evals, args)
     assert res.exit_code == 2 and "Invalid value" in res.output
@@ -86,7 +89,8 @@ def test_clarify_reports_models_and_writes_json(tmp_path):
     assert res.exit_code == 0, res.output
     assert "| gpt-x | 1.000 | 1.000 | 1.00 | +0.00 | 2 | 1 |" in res.output
     doc = json.loads(out.read_text())
-    assert doc["overall"] == {"num_tasks": 2, "num_files": 1, "TKQR": 1.0, "ORA": 1.0, "avg_turns": 1.0, "avg_diff": 0.0}
+    assert doc["overall"] == {"num_tasks": 2, "num_files": 1, "TKQR": 1.0, "ORA": 1.0, "avg_turns": 1.0,
+                              "avg_diff": 0.0}
     assert list(doc["models"]) == ["gpt-x"]
     assert [r["metric"] for r in doc["reports"]] == ["tkqr", "ora"]
     res = invoke(["clarify", str(run / "r.jsonl"), "--model", "named"])

@@ -65,8 +65,10 @@ def _bad(record_update: dict, drop: str | None = None) -> str:
         (_bad({"score": 1.5}), r"line 3: score out of \[0, 1\] \(1\.5\)"),
         (_bad({"score": -0.01}), r"line 3: score out of \[0, 1\] \(-0\.01\)"),
         (_bad({"score": 87}), r"line 3: score out of \[0, 1\] \(87\)"),
-        ('{"model_id": "m1", "task_id": "t9", "metric_name": "acc", "score": NaN}', r"line 3: score is not finite \(nan\)"),
-        ('{"model_id": "m1", "task_id": "t9", "metric_name": "acc", "score": Infinity}', r"line 3: score is not finite \(inf\)"),
+        ('{"model_id": "m1", "task_id": "t9", "metric_name": "acc", "score": NaN}',
+         r"line 3: score is not finite \(nan\)"),
+        ('{"model_id": "m1", "task_id": "t9", "metric_name": "acc", "score": Infinity}',
+         r"line 3: score is not finite \(inf\)"),
         (_bad({"score": True}), r"line 3: score is a boolean \(true\)"),
         (_bad({"score": "0.5"}), r"line 3: score is not a number \('0\.5'\)"),
         (_bad({"score": None}), r"line 3: missing field 'score'"),
@@ -74,8 +76,10 @@ def _bad(record_update: dict, drop: str | None = None) -> str:
         (_bad({}, drop="metric_name"), r"line 3: missing field 'metric_name'"),
         (_bad({"model_id": 3.5}), r"line 3: model_id must be a string \(3\.5\)"),
         (_bad({"weight": 0}), r"line 3: weight must be > 0 \(0\)"),
-        (json.dumps(GOOD[0]), r"line 3: duplicate record for model 'm1', task 't1', metric 'acc' \(first at .*line 1\)"),
-        (json.dumps(dict(GOOD[2], model_id="m3", category="math")), r"line 3: task 't1' has category 'math' but 'code'"),
+        (json.dumps(GOOD[0]),
+         r"line 3: duplicate record for model 'm1', task 't1', metric 'acc' \(first at .*line 1\)"),
+        (json.dumps(dict(GOOD[2], model_id="m3", category="math")),
+         r"line 3: task 't1' has category 'math' but 'code'"),
         ('{"model_id": "m1", ', r"line 3: invalid JSON"),
         ("[1, 2]", r"line 3: expected an object, got \[1, 2\]"),
     ],
@@ -152,7 +156,8 @@ def test_json_nan_and_shape_errors(tmp_path):
 def test_duplicates_across_files_and_unknown_type(tmp_path):
     a = jsonl(tmp_path / "a.jsonl", good_lines())
     b = jsonl(tmp_path / "b.jsonl", good_lines()[1:2])
-    with pytest.raises(UserError, match=rf"b\.jsonl: line 1: duplicate record .*first at {tmp_path / 'a.jsonl'}: line 2"):
+    with pytest.raises(UserError,
+                       match=rf"b\.jsonl: line 1: duplicate record .*first at {tmp_path / 'a.jsonl'}: line 2"):
         read_eval_runs([a, b])
     with pytest.raises(UserError, match=r"r\.txt: unknown eval file type"):
         read_eval_runs([tmp_path / "r.txt"])

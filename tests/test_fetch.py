@@ -17,10 +17,10 @@ import sys
 import tarfile
 import threading
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
 import pytest
@@ -45,9 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TB = DATA / "terminal-bench"
 UA = "ModelBoards-test/1.0 (+https://example.test)"
-T1 = datetime(2026, 11, 1, 6, 0, tzinfo=timezone.utc)
-T2 = datetime(2026, 11, 2, 6, 0, tzinfo=timezone.utc)
-T3 = datetime(2026, 11, 3, 6, 0, tzinfo=timezone.utc)
+T1 = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
+T2 = datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
+T3 = datetime(2026, 11, 3, 6, 0, tzinfo=UTC)
 
 # Real upstream files served for each single-file kind (by kind, so renaming a source in
 # site.yml does not break the test).
@@ -72,7 +72,8 @@ TB_FOLDERS = [
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
 
-def send(body: bytes, status: int = 200, *, length: int | None = -1, ctype: str = "application/octet-stream") -> Handler:
+def send(body: bytes, status: int = 200, *, length: int | None = -1,
+         ctype: str = "application/octet-stream") -> Handler:
     """A response; ``length=None`` sends no Content-Length (body ends when the connection closes),
     a number sends that Content-Length whatever the body's size (truncation)."""
 
@@ -412,7 +413,8 @@ def test_connection_refused_fails_without_stopping_others(live, no_sleep):
     src.options["index_url"] = f"http://127.0.0.1:{closed_port()}/repos/index"
     no_sleep.clear()
     by = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T2)}
-    assert not by[victim].ok and "connection failed" in by[victim].error and "gave up after 3 attempts" in by[victim].error
+    assert not by[victim].ok
+    assert "connection failed" in by[victim].error and "gave up after 3 attempts" in by[victim].error
     assert by[victim].payload_fetched_at == T1
     assert no_sleep == pytest.approx([0.01, 0.02])  # exponential backoff: backoff * 2**(n-1)
     assert all(by[n].ok for n in expected if n != victim)
@@ -518,11 +520,11 @@ def test_recorded_mode_from_a_folder_and_a_file(tmp_path):
     assert set(by) == {"livebench", "aider", "aider-dated", "missing", "unrecorded"}
     lb = load_payloads(cfg, tmp_path)["livebench"][0]
     assert sorted(lb.files) == sorted(LIVEBENCH)  # every file of the folder, both releases
-    assert lb.fetched_at == datetime(2026, 1, 8, tzinfo=timezone.utc)  # newest date in the names
+    assert lb.fetched_at == datetime(2026, 1, 8, tzinfo=UTC)  # newest date in the names
     aider = load_payloads(cfg, tmp_path)["aider"][0]
     assert list(aider.files) == ["aider.yml"] and aider.origin == str(rec / "aider.yml")
-    assert aider.fetched_at == datetime.fromtimestamp(1_700_000_000, tz=timezone.utc)  # mtime fallback
-    assert load_payloads(cfg, tmp_path)["aider-dated"][0].fetched_at == datetime(2025, 10, 4, tzinfo=timezone.utc)
+    assert aider.fetched_at == datetime.fromtimestamp(1_700_000_000, tz=UTC)  # mtime fallback
+    assert load_payloads(cfg, tmp_path)["aider-dated"][0].fetched_at == datetime(2025, 10, 4, tzinfo=UTC)
     assert not by["missing"].ok and "recorded payload not found" in by["missing"].error
     assert not by["unrecorded"].ok and by["unrecorded"].error == "no recorded payload configured"
     assert (tmp_path / "store" / "livebench" / "payload" / "table_2026_01_08.csv").is_file()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import http.server
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from conftest import QuietServer
@@ -15,8 +15,9 @@ import builder.fetch as fetch_module
 from builder.config import ArenaConfig, FetchSettings
 from builder.fetch_battles import battles_dir, fetch_battles, read_battles_status, stored_battles
 
-BODY = b"".join(b'{"model_a": "m%d", "model_b": "m%d", "winner": "model_a"}\n' % (i % 7, (i + 1) % 7) for i in range(20000))
-NOW = datetime(2026, 11, 30, 6, 45, tzinfo=timezone.utc)
+BODY = b"".join(b'{"model_a": "m%d", "model_b": "m%d", "winner": "model_a"}\n' % (i % 7, (i + 1) % 7)
+                for i in range(20000))
+NOW = datetime(2026, 11, 30, 6, 45, tzinfo=UTC)
 
 
 class Server:

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from builder.config import load_config
-from builder.context import Context, Group
+from builder.cli.context import Context, Group
 from builder.history import backfill as bf
-from builder.history.commands import backfill as backfill_cmd
-from builder.history.race import (
+from builder.cli.site import backfill as backfill_cmd
+from builder.charts.race import (
     PALETTE,
     colour_of,
     compute_arena_frames,
@@ -24,7 +24,8 @@ from builder.history.race import (
     compute_race_data,
     write_race_data,
 )
-from builder.snapshot import list_snapshots, load_snapshot
+from builder.snapshot import Snapshot, list_snapshots, load_snapshot, validate_snapshot
+from fixtures.make_snapshot import bare_board, bare_snapshot, board_row, full_arena
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END, EVERY = date(2026, 9, 20), date(2026, 11, 8), 7  # 8 dates
@@ -34,13 +35,11 @@ START, END, EVERY = date(2026, 9, 20), date(2026, 11, 8), 7  # 8 dates
 
 
 def _row(ident: str, r: float, rank: int | None, **extra) -> dict:
-    return {"rank": rank, "model": ident.upper(), "identity": ident, "r": r, "score": round(r),
-            "partial": False, "movement": None, **extra}
+    return board_row(ident, r, rank, **extra)
 
 
-def _snap(day: str, rows: list[dict], board: str = "orchestrator", new: list[dict] | None = None) -> dict:
-    return {"schema_version": 1, "date": day, "method_id": "m1",
-            "boards": [{"id": board, "title": board.title(), "rows": rows, "new": new or []}]}
+def _snap(day: str, rows: list[dict], board: str = "orchestrator", new: list[dict] | None = None) -> Snapshot:
+    return validate_snapshot(bare_snapshot(day, [bare_board(board, rows, new)]))
 
 
 def test_frames_hold_every_model_with_true_ranks():
@@ -51,15 +50,14 @@ def test_frames_hold_every_model_with_true_ranks():
     for k, v in enumerate(values):
         rank = k + 1 if k != 5 else 5
         rows.append(_row(f"m{k:02d}", v, rank, partial=k % 7 == 0, movement="new" if k == 3 else -1))
-    rows.append(_row("unranked", 1600.0, None))  # a rank-less row never races
-    snap = _snap("2026-11-01", rows, new=[_row("single-evaluator", 1700.0, None)])
+    snap = _snap("2026-11-01", rows, new=[_row("single-evaluator", 1700.0, None)])  # the new strip never races
     doc = compute_board_frames([snap], "orchestrator")
     assert doc["title"] == "Orchestrator"
     (frame,) = doc["frames"]
     assert frame["date"] == "2026-11-01"
     got = {m["identity"]: m for m in frame["models"]}
     assert len(frame["models"]) == n  # all of them, far beyond a top 12
-    assert "unranked" not in got and "single-evaluator" not in got
+    assert "single-evaluator" not in got
     for k, v in enumerate(values):
         m = got[f"m{k:02d}"]
         assert m["value"] == v  # unrounded
@@ -77,8 +75,7 @@ def test_frames_are_dated_ordered_and_one_per_day():
     b = _snap("2026-11-01", [_row("x", 1300.0, 1)])
     dup = _snap("2026-11-02", [_row("x", 1.0, 1)])
     other = _snap("2026-11-03", [_row("x", 1.0, 1)], board="rote")  # no orchestrator that day
-    bad = _snap("not-a-date", [_row("x", 1.0, 1)])
-    doc = compute_board_frames([a, b, dup, other, bad], "orchestrator")
+    doc = compute_board_frames([a, b, dup, other], "orchestrator")
     assert [f["date"] for f in doc["frames"]] == ["2026-11-01", "2026-11-02"]
     assert doc["frames"][1]["models"][0]["value"] == 1400.0  # the first given for a date wins
 
@@ -89,7 +86,7 @@ def test_one_frame_and_two_hundred_frames(tmp_path):
     day0 = date(2026, 1, 1)
     snaps = []
     for k in range(200):
-        rows = [_row(f"m{j}", 1000.0 + ((j * 37 + k * 11) % 97) + j / 1000, 0) for j in range(15)]
+        rows = [_row(f"m{j}", 1000.0 + ((j * 37 + k * 11) % 97) + j / 1000, 1) for j in range(15)]
         rows.sort(key=lambda r: -r["r"])
         for i, r in enumerate(rows):
             r["rank"] = i + 1
@@ -120,23 +117,27 @@ def test_colour_is_stable_and_from_the_palette():
 
 
 def test_arena_frames_from_history_slices():
-    snap = {
-        "date": "2026-11-30",
-        "models": {
-            "gpt-6": {"name": "GPT-6", "spellings": ["gpt-6", "gpt-6-high"]},
-            "grok-5": {"name": "Grok 5", "spellings": ["grok-5"]},
-        },
-        "arena": {"history": [
-            {"date": "2026-10-12", "n_battles": 900, "models": [
-                {"model": "gpt-6", "rating": 1010.5, "rank": 1},
-                {"model": "grok-5", "rating": 990.25, "rank": 2, "lower": 980.0, "upper": 1000.0},
-                {"model": "gpt-6-high", "rating": 999.5, "rank": 2},
-                {"model": "mystery", "rating": 1005.0, "rank": 2},
-                {"model": "broken", "rating": None, "rank": None},
-            ]},
-            {"date": "2026-10-05", "n_battles": 400, "models": [{"model": "grok-5", "rating": 1000.0, "rank": 1}]},
+    def facts(name, spellings):
+        return {"name": name, "maker": None, "licence": None, "open_weight": None, "params_b": None,
+                "context_window": None, "release_date": None, "lineage": None, "spellings": spellings,
+                "sources": {"licence": None, "params_b": None}}
+
+    history = [
+        {"date": "2026-10-12", "n_battles": 900, "models": [
+            {"model": "gpt-6", "rating": 1010.5, "rank": 1},
+            {"model": "grok-5", "rating": 990.25, "rank": 2, "lower": 980.0, "upper": 1000.0},
+            {"model": "gpt-6-high", "rating": 999.5, "rank": 2},
+            {"model": "mystery", "rating": 1005.0, "rank": 2},
+            {"model": "broken", "rating": None, "rank": 3},
         ]},
-    }
+        {"date": "2026-10-05", "n_battles": 400, "models": [{"model": "grok-5", "rating": 1000.0, "rank": 1}]},
+    ]
+    models = {"gpt-6": facts("GPT-6", ["gpt-6", "gpt-6-high"]), "grok-5": facts("Grok 5", ["grok-5"]),
+              # a spelling only the Arena knows: scoring gives it bare facts under its own name
+              "mystery": facts("mystery", ["mystery"]), "broken": facts("broken", ["broken"])}
+    arena = full_arena([{"model": "grok-5", "rating": 1000.0, "lower": None, "upper": None, "rank": 1,
+                         "component": 0}], history, n_battles=900)
+    snap = validate_snapshot(bare_snapshot("2026-11-30", [], models=models, arena=arena))
     doc = compute_arena_frames(snap)
     assert [f["date"] for f in doc["frames"]] == ["2026-10-05", "2026-10-12"]
     assert doc["frames"][1]["n_battles"] == 900
@@ -148,7 +149,7 @@ def test_arena_frames_from_history_slices():
     assert doc["colours"]["gpt-6-high"] == doc["colours"]["gpt-6"] == colour_of("gpt-6")
     assert got["mystery"]["name"] == "mystery" and "broken" not in got
     assert got["gpt-6-high"]["score"] == 1000  # round half to even
-    assert compute_arena_frames({"arena": None})["frames"] == []
+    assert compute_arena_frames(snap.model_copy(update={"arena": None}))["frames"] == []
     assert compute_arena_frames(None)["frames"] == []
 
 
@@ -169,7 +170,7 @@ def history(demo_cfg, tmp_path_factory):
     folder = tmp_path_factory.mktemp("snapshots")
     days = bf.compute_backfill_dates(START, END, EVERY)
     written = bf.write_demo_history(cfg, base, days, folder)
-    return folder, written, [load_snapshot(p) for p in list_snapshots(folder)]
+    return folder, written, [load_snapshot(p).model_dump(mode="json") for p in list_snapshots(folder)]
 
 
 def _order(board: dict) -> list[str]:
@@ -188,7 +189,16 @@ def test_backfill_writes_eight_dated_snapshots_scored_by_the_real_method(history
         assert s["as_of"] <= s["date"]
         assert all(src["published"] is None or src["published"] <= s["date"] for src in s["sources"])
         assert all(o["date"] is None or o["date"] <= s["date"] for o in s["observations"])
-        assert s["evals"] is None
+    # the eval suites (undated files) hold only the models released by each day
+    releases = {i: m["release_date"] for i, m in snaps[-1]["models"].items()}
+    for s in snaps:
+        for suite in s["evals"]["suites"] if s["evals"] else []:
+            for board in suite["boards"].values():
+                for row in board["rows"]:
+                    assert releases.get(row["model_id"]) is None or releases[row["model_id"]] <= s["date"]
+    assert snaps[-1]["evals"] and len(snaps[-1]["evals"]["suites"]) == len(cfg.evals)
+    counts = [len(s["evals"]["suites"][0]["boards"]["pass_rate"]["rows"]) if s["evals"] else 0 for s in snaps]
+    assert counts == sorted(counts) and counts[0] < counts[-1]  # models join as they are released
 
 
 def test_backfill_has_rank_swaps_and_movement_labels(history):
@@ -259,15 +269,15 @@ def test_backfill_arena_section_uses_only_past_votes_of_released_models(demo_cfg
     sources = bf.read_demo_sources(small, base)
     day = date(2026, 10, 4)
     _, releases = bf.compute_variant(sources, small, day)
-    from builder.pipeline import resolve_data_path
+    from builder.config import resolve_data_path
 
     section = bf.compute_arena_variant(resolve_data_path(small.arena.battles, base), small, day, releases)
-    assert section is not None and section["models"]
-    assert section["history"][-1]["date"] <= day.isoformat()
-    names = {m["model"] for m in section["models"]}
+    assert section is not None and section.models
+    assert section.history[-1].date <= day.isoformat()
+    names = {m.model for m in section.models}
     assert not any(n.startswith("sol-2") for n in names)  # released 2026-10-20
     full = bf.compute_arena_variant(resolve_data_path(small.arena.battles, base), small, date(2026, 11, 29), releases | {"sol-2": date(2026, 10, 20)})
-    assert section["n_battles"] < full["n_battles"]
+    assert full is not None and section.n_battles < full.n_battles
 
 
 def _cli(args: list[str], config: Path) -> object:
@@ -299,7 +309,8 @@ def test_backfill_force_replaces(demo_cfg, tmp_path):
     with pytest.raises(Exception, match="already exists"):
         bf.write_demo_history(cfg, base, [day], tmp_path)
     ((path, action),) = bf.write_demo_history(cfg, base, [day], tmp_path, force=True)
-    assert action == "replaced" and load_snapshot(path)["backfill"]["command"] == "modelboards backfill --demo"
+    backfill = load_snapshot(path).backfill
+    assert action == "replaced" and backfill is not None and backfill.command == "modelboards backfill --demo"
 
 
 def test_backfill_dates():

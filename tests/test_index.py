@@ -7,6 +7,7 @@ import math
 import pytest
 
 from builder.config import IndexBoardConfig, IndexConfig
+from builder.snapshot.models import FactSources, ModelFacts, Observation
 from builder.scoring.index import (
     compute_family_score,
     compute_fused,
@@ -34,12 +35,12 @@ def test_single_row_board_scores_fifty():
 
 def test_family_score_weights_share_times_confidence_and_skips_zero_weight():
     rows = [
-        {"sourceScore": 80, "share": 0.6, "confidence": 90},  # w = 0.54
-        {"sourceScore": 40, "share": 0.4, "confidence": 50},  # w = 0.20
-        {"sourceScore": 0, "share": 0.5, "confidence": 0},  # w = 0: ignored
+        {"source_score": 80, "share": 0.6, "confidence": 90},  # w = 0.54
+        {"source_score": 40, "share": 0.4, "confidence": 50},  # w = 0.20
+        {"source_score": 0, "share": 0.5, "confidence": 0},  # w = 0: ignored
     ]
     assert compute_family_score(rows) == pytest.approx((0.54 * 80 + 0.2 * 40) / 0.74, abs=1e-12)
-    assert compute_family_score([{"sourceScore": 5, "share": 1, "confidence": 0}]) is None
+    assert compute_family_score([{"source_score": 5, "share": 1, "confidence": 0}]) is None
 
 
 def test_delta_cap_upwards_and_downwards():
@@ -66,12 +67,21 @@ def test_fusion_is_precision_weighted_and_clamped():
     assert compute_fused([{"mean": 130.0, "sigma": 1.0}])[0] == 100.0
 
 
-def _snapshot(rows, models=None):
-    obs = []
-    for feed, ident, raw in rows:
-        obs.append({"feed": feed, "identity": ident, "model": ident, "raw": raw, "selected": True,
-                    "excluded": None, "url": "https://example.org/" + feed, "date": "2026-11-01"})
-    return {"date": "2026-11-30", "observations": obs, "models": models or {}}
+def _observations(rows):
+    return [Observation(source=feed.split("/")[0], feed=feed, evaluator="t", model=ident, identity=ident,
+                        raw=float(raw), calibrated=None, date="2026-11-01", url="https://example.org/" + feed,
+                        release="", selected=True, reason="", excluded=None, details={})
+            for feed, ident, raw in rows]
+
+
+def _facts(name, maker, release_date):
+    return ModelFacts(name=name, maker=maker, licence=None, open_weight=None, params_b=None, context_window=None,
+                      release_date=release_date, lineage=None, spellings=(), sources=FactSources(licence=None,
+                                                                                                 params_b=None))
+
+
+def _index(rows, models=None):
+    return compute_index_section(_observations(rows), models or {}, None, "2026-11-30", CFG).model_dump()
 
 
 CFG = IndexConfig(
@@ -87,7 +97,7 @@ CFG = IndexConfig(
 def test_measured_specialist_fusion_for_a_model_without_general_rows():
     rows = [("t/general", "a", 1), ("t/general", "b", 2),
             ("t/coding", "a", 1), ("t/coding", "b", 2), ("t/coding", "c", 3)]
-    section = compute_index_section(_snapshot(rows), CFG)
+    section = _index(rows)
     c = next(m for m in section["models"] if m["identity"] == "c")
     assert c["basis"] == "estimated"
     terms = c["fusion"]["terms"]
@@ -103,21 +113,21 @@ def test_measured_specialist_fusion_for_a_model_without_general_rows():
 def test_inherited_through_lineage_and_maker_prior():
     rows = [("t/general", "acme-4", 1), ("t/general", "zeta-1", 2)]
     models = {
-        "acme-4": {"name": "Acme 4", "maker": "Acme", "release_date": "2026-01-01"},
-        "acme-5": {"name": "Acme 5", "maker": "Acme", "release_date": "2026-09-01"},
-        "zeta-1": {"name": "Zeta 1", "maker": "Zeta", "release_date": "2026-02-01"},
-        "loner-1": {"name": "Loner", "maker": "Nobody", "release_date": "2026-02-01"},
+        "acme-4": _facts("Acme 4", "Acme", "2026-01-01"),
+        "acme-5": _facts("Acme 5", "Acme", "2026-09-01"),
+        "zeta-1": _facts("Zeta 1", "Zeta", "2026-02-01"),
+        "loner-1": _facts("Loner", "Nobody", "2026-02-01"),
     }
-    section = compute_index_section(_snapshot(rows, models), CFG)
+    section = _index(rows, models)
     by_id = {m["identity"]: m for m in section["models"]}
     assert "loner-1" not in by_id  # no rows, no lineage: not ranked
     acme5 = by_id["acme-5"]
     assert acme5["basis"] == "inherited"
     assert [t["channel"] for t in acme5["fusion"]["terms"]] == ["lineage", "maker-prior"]
-    assert acme5["fusion"]["terms"][0]["from"] == "acme-4"
-    # current shows only the newest of the acme lineage; allVersions shows both
+    assert acme5["fusion"]["terms"][0]["from_identity"] == "acme-4"
+    # current shows only the newest of the acme lineage; all_versions shows both
     assert "acme-4" not in section["boards"]["current"] and "acme-5" in section["boards"]["current"]
-    assert {"acme-4", "acme-5"} <= set(section["boards"]["allVersions"])
+    assert {"acme-4", "acme-5"} <= set(section["boards"]["all_versions"])
 
 
 def _m(ident, score, basis, conf):

@@ -63,8 +63,10 @@ FORMATS = ["json", "jsonl", "csv", "parquet"]
 def test_every_format_reads_the_same(tmp_path, fmt):
     b = read_battles(_write(tmp_path, fmt))
     assert b.models == ("m1", "m2", "m3")
-    names = [(b.models[x], b.models[y], bmod.OUTCOMES[o]) for x, y, o in zip(b.model_a, b.model_b, b.outcome)]
-    assert names == [("m1", "m2", "model_a"), ("m2", "m3", "tie"), ("m3", "m1", "tie (bothbad)"), ("m1", "m3", "model_b")]
+    names = [(b.models[x], b.models[y], bmod.OUTCOMES[o])
+             for x, y, o in zip(b.model_a, b.model_b, b.outcome, strict=True)]
+    assert names == [("m1", "m2", "model_a"), ("m2", "m3", "tie"), ("m3", "m1", "tie (bothbad)"),
+                     ("m1", "m3", "model_b")]
     assert b.model_a.dtype == np.int32 and b.outcome.dtype == np.int8
     assert b.tstamp is not None and b.tstamp[0] == 1767225610.0
     rep = b.report
@@ -79,7 +81,8 @@ def test_filters_report_rows_removed(tmp_path, fmt):
                       min_date=dt.date(2026, 1, 1), max_date=dt.date(2026, 1, 3), min_turn=1)
     b = read_battles(p, f)
     # anony removes row 2; then language removes row 3 (German); max_date keeps the 4th (Jan 4) out.
-    assert dict(b.report.removed) == {"anony": 1, "dedup": 0, "language": 1, "min_date": 0, "max_date": 1, "min_turn": 0}
+    assert dict(b.report.removed) == {"anony": 1, "dedup": 0, "language": 1, "min_date": 0, "max_date": 1,
+                                      "min_turn": 0}
     assert len(b) == 1 and b.models == ("m1", "m2")
     b = read_battles(p, BattleFilters(dedup_sampled=True, min_turn=2, min_date=dt.date(2026, 1, 2)))
     assert dict(b.report.removed) == {"dedup": 1, "min_date": 1, "min_turn": 1}
@@ -91,7 +94,7 @@ def test_json_array_streams_across_block_and_chunk_boundaries(tmp_path, monkeypa
     rows = [{"model_a": f"m{a}", "model_b": f"m{(a + 1 + k) % 7}", "winner": ["model_a", "model_b", "tie"][w],
              "tstamp": 1.5 * i, "note": "x" * int(n)}
             for i, (a, k, w, n) in enumerate(zip(rng.integers(0, 7, 500), rng.integers(0, 6, 500),
-                                                   rng.integers(0, 3, 500), rng.integers(0, 40, 500)))]
+                                                   rng.integers(0, 3, 500), rng.integers(0, 40, 500), strict=True))]
     p = tmp_path / "big.json"
     p.write_text(json.dumps(rows, indent=1))
     whole = read_battles(p)

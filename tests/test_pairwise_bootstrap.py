@@ -88,7 +88,7 @@ def test_weak_model_gets_infinite_lower_bound_not_a_number_pulled_from_thin_air(
     rows = [("a", "b", "model_a")] * 30 + [("b", "a", "model_a")] * 25 + [("a", "c", "model_a")] * 30
     rows += [("c", "b", "model_a")] * 20 + [("b", "c", "model_a")] * 25
     rows += [("weak", "a", "model_b")] * 40 + [("weak", "b", "model_a")]  # one lucky win in 41
-    a, b, w = zip(*rows)
+    a, b, w = zip(*rows, strict=True)
     counts = count_pairs(battles_from_columns(a, b, w))
     fit = fit_bt(counts)
     bs = bootstrap_bt(counts, fit, 200, seed=0)

@@ -9,14 +9,13 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd  # noqa: E402  (test extras: the seed's reference formulation)
 import pytest
+import sklearn.linear_model as sklearn_lm  # noqa: E402
 
 from builder.errors import UserError
 from builder.pairwise.battles import BattleFilters, battles_from_columns, read_battles
 from builder.pairwise.bt import NoFiniteRating, PairCounts, count_pairs, fit_bt
-
-import pandas as pd  # noqa: E402  (test extras: the seed's reference formulation)
-import sklearn.linear_model as sklearn_lm  # noqa: E402
 
 
 def seed_formulation(rows: list[dict], tol: float = 1e-10) -> dict[str, float]:
@@ -51,7 +50,7 @@ def seed_formulation(rows: list[dict], tol: float = 1e-10) -> dict[str, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lr.fit(x[:row], y[:row], sample_weight=weights)
-    return dict(zip(models, 400 * lr.coef_[0] + 1000))
+    return dict(zip(models, 400 * lr.coef_[0] + 1000, strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +86,7 @@ def test_editing_models_that_never_win_still_have_finite_ratings(genai):
     path, _ = genai
     counts = count_pairs(read_battles(path, BattleFilters(anony_only=True)))
     _, wins, ties = counts.per_model()
-    winless = [m for m, w in zip(counts.models, wins) if w == 0]
+    winless = [m for m, w in zip(counts.models, wins, strict=True) if w == 0]
     assert len(winless) == 2 and all(m.endswith("_edition") for m in winless)
     assert all(ties[counts.models.index(m)] > 0 for m in winless)  # their ties keep the graph strongly connected
     fit = fit_bt(counts)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from builder.cli.arena import arena
 from builder.config import PACKAGE_DATA, ArenaConfig
 from builder.pairwise.arena import TABLE_COLUMNS, compute_arena_section
-from builder.pairwise.commands import arena
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl"
@@ -102,9 +102,14 @@ def test_history_outputs(simulated, tmp_path):
         assert len(list(csv.DictReader(f))) == sum(len(s["models"]) for s in slices)
 
 
+def arena_json(path, cfg):
+    """The typed Arena section as the JSON the snapshot stores."""
+    return compute_arena_section(path, cfg).model_dump(mode="json")
+
+
 def test_arena_section_on_demo_battles():
     cfg = ArenaConfig(bootstrap=40, seed=3, history="month")
-    section = compute_arena_section(DEMO, cfg)
+    section = arena_json(DEMO, cfg)
     json.dumps(section, allow_nan=False)  # plain JSON, no NaN or infinity
     assert section["source"] == "clean_battle_demo.jsonl"
     assert section["rows_read"] == section["n_battles"] == 30000 and section["filters"] == {}
@@ -122,14 +127,14 @@ def test_arena_section_on_demo_battles():
     hist = section["history"]
     assert hist[-1]["date"] == "2026-11-25" and len(hist) == 7
     assert len(hist[0]["models"]) < len(hist[-1]["models"]) == 46
-    assert compute_arena_section(DEMO, cfg) == section  # seeded
-    anon = compute_arena_section(DEMO, ArenaConfig(bootstrap=0, anony_only=True, history="month"))
+    assert arena_json(DEMO, cfg) == section  # seeded
+    anon = arena_json(DEMO, ArenaConfig(bootstrap=0, anony_only=True, history="month"))
     assert anon["filters"]["anony"] > 0 and anon["n_battles"] == 30000 - anon["filters"]["anony"]
 
 
 def test_arena_section_on_real_battles_reports_components(shared_data):
     path = shared_data / "arena" / "genai-arena" / "clean_battle_20240220.json"
-    section = compute_arena_section(path, ArenaConfig(bootstrap=30, history="week"))
+    section = arena_json(path, ArenaConfig(bootstrap=30, history="week"))
     json.dumps(section, allow_nan=False)
     assert section["bad_rows"]["same_model"] == 1
     gen, edit = section["components"]

@@ -86,7 +86,7 @@ def test_parallel_slices_with_intervals_equal_serial(sim):
     serial = compute_history(b, "week", bootstrap=20, seed=3, workers=1)
     parallel = compute_history(b, "week", bootstrap=20, seed=3, workers=2)
     assert len(serial.slices) == len(parallel.slices) > 5
-    for s, p in zip(serial.slices, parallel.slices):
+    for s, p in zip(serial.slices, parallel.slices, strict=True):
         assert s.date == p.date
         for col in ("ratings", "lower", "upper", "ranks"):
             assert np.array_equal(getattr(s, col), getattr(p, col), equal_nan=True)

@@ -10,11 +10,11 @@ import threading
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from conftest import QuietServer
 from click.testing import CliRunner
+from conftest import QuietServer
 
+from builder.cli.arena import arena
 from builder.errors import UserError
-from builder.pairwise.commands import arena
 from builder.pairwise.judge import (
     JUDGE_SYSTEM,
     ChatClient,

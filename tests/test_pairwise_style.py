@@ -246,7 +246,8 @@ def test_demo_arena_section_carries_the_style_view():
     from builder.render.arena_style import coefficient_words, compute_style_view, rank_change_text
 
     demo = Path(__file__).resolve().parents[1] / "builder" / "data" / "demo" / "battles" / "clean_battle_demo.jsonl"
-    section = compute_arena_section(demo, ArenaConfig(bootstrap=0, history="month", default_view="style"))
+    typed = compute_arena_section(demo, ArenaConfig(bootstrap=0, history="month", default_view="style"))
+    section = typed.model_dump(mode="json")
     json.dumps(section, allow_nan=False)
     style = section["style"]
     assert section["default_view"] == "style"
@@ -275,4 +276,4 @@ def test_battles_without_metadata_have_no_style_view(tmp_path):
             [("m1", "m2", "model_a"), ("m2", "m1", "model_a"), ("m1", "m3", "tie"), ("m3", "m2", "model_b")] * 5]
     _write_jsonl(path, rows)
     section = compute_arena_section(path, ArenaConfig(bootstrap=0, default_view="style"))
-    assert section["style"] is None and section["default_view"] == "plain"
+    assert section.style is None and section.default_view == "plain"

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 from conftest import PageWatch, axe_violations, serve_directory
-from fixtures.make_snapshot import make_snapshot
+from builder.snapshot import validate_snapshot
+from fixtures.make_snapshot import attach_arena, make_snapshot
 
 from builder.config import ArenaConfig, load_config
 from builder.pairwise.arena import compute_arena_section
@@ -45,11 +46,13 @@ def sites(tmp_path_factory):
     root = tmp_path_factory.mktemp("race-www")
     cfg, _ = load_config(FIXTURES / "site.yml")
     multi = _history(6, NOW.date())
-    multi[-1]["arena"] = compute_arena_section(BATTLES, ArenaConfig(bootstrap=10, history="month"))
+    attach_arena(multi[-1], compute_arena_section(BATTLES, ArenaConfig(bootstrap=10, history="month"))
+                 .model_dump(mode="json"))
     many = _history(200, NOW.date())
     with serve_directory(root) as origin:
         for name, snaps in (("multi", multi), ("one", multi[-1:]), ("many", many)):
-            render_site(snaps[-1], snaps[:-1], cfg, ROOT, root / name, now=NOW, base_url=f"{origin}/{name}/")
+            typed = [validate_snapshot(s) for s in snaps]
+            render_site(typed[-1], typed[:-1], cfg, ROOT, root / name, now=NOW, base_url=f"{origin}/{name}/")
         yield origin, root
 
 

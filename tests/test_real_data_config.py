@@ -70,7 +70,8 @@ def test_select_on_the_real_files(real_config):
     result = CliRunner().invoke(main, ["--config", str(real_config), "select", "--format", "json"])
     assert result.exit_code == 0, result.stderr
     rows = json.loads(result.stdout)
-    assert set(rows[0]) == {"source", "feed", "evaluator", "model", "identity", "raw", "date", "url", "selected", "reason"}
+    assert set(rows[0]) == {"source", "feed", "evaluator", "model", "identity", "raw", "date", "url", "selected",
+                            "reason"}
     by_source: dict[str, list[dict]] = {}
     for r in rows:
         by_source.setdefault(r["source"], []).append(r)

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import Context, Group
-from builder.render.commands import render_cmd, serve_cmd, snapshot_now, watch
-from fixtures.make_snapshot import make_snapshot
+from builder.cli.render import render_cmd, serve_cmd, snapshot_now, watch
+from fixtures.make_snapshot import make_snapshot, make_typed
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "fixtures" / "site.yml"
@@ -102,8 +102,9 @@ def test_strict_fails_and_keeps_the_previous_site(tmp_path):
 
 
 def test_snapshot_now_defaults_to_created_at():
-    assert snapshot_now({"created_at": "2026-11-30T06:45:12+00:00"}, None).isoformat() == "2026-11-30T06:45:12+00:00"
-    assert snapshot_now({}, "2026-12-01").isoformat() == "2026-12-01T00:00:00+00:00"
+    snap = make_typed(4, seed=1, day="2026-11-30")
+    assert snapshot_now(snap, None).isoformat() == "2026-11-30T06:45:12+00:00"
+    assert snapshot_now(snap, "2026-12-01").isoformat() == "2026-12-01T00:00:00+00:00"
 
 
 def test_watch_rebuilds_on_change(tmp_path):

@@ -17,11 +17,13 @@ import pytest
 from builder.config import load_config
 from builder.render import exports
 from builder.render.formatting import movement_key, movement_text, num_key
-from builder.render.guards import local_check_guards
 from builder.render.markdown import render_markdown
-from builder.render.safety import CSP, model_slug, safe_url
-from builder.render.site import fill_slots, render_site, write_site_atomically
-from fixtures.make_snapshot import XSS_NAME, make_snapshot
+from builder.util.text import CSP, model_slug, safe_url
+from builder.render.site import render_site, write_site_atomically
+from builder.render.writer import fill_slots
+from builder.errors import UserError
+from builder.snapshot import validate_snapshot
+from fixtures.make_snapshot import XSS_NAME, make_snapshot, with_worked_example
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -39,8 +41,13 @@ def golden_snapshot() -> dict:
     return json.loads((FIXTURES / "golden_snapshot.json").read_text(encoding="utf-8"))
 
 
+def typed(snapshot):
+    """A snapshot's JSON (as the tests edit it) validated into what the renderer takes."""
+    return validate_snapshot(snapshot) if isinstance(snapshot, dict) else snapshot
+
+
 def render(cfg, snapshot, out: Path, *, history=(), now=NOW, base_url=BASE_URL) -> list[str]:
-    return render_site(snapshot, list(history), cfg, ROOT, out, now=now, base_url=base_url)
+    return render_site(typed(snapshot), [typed(h) for h in history], cfg, ROOT, out, now=now, base_url=base_url)
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +242,7 @@ def test_canonical_links_follow_the_base_url(cfg, golden_snapshot, tmp_path):
 FALLBACK_MARK = "The live boards are not shown on this page"
 
 
-@pytest.mark.parametrize("case", ["fresh", "two-days", "too-old", "future", "invalid", "empty", "missing"])
+@pytest.mark.parametrize("case", ["fresh", "two-days", "too-old", "future", "empty", "missing"])
 def test_guards_choose_the_front_page(cfg, golden_snapshot, tmp_path, case):
     snap = copy.deepcopy(golden_snapshot)
     now = NOW
@@ -245,11 +252,12 @@ def test_guards_choose_the_front_page(cfg, golden_snapshot, tmp_path, case):
         now = datetime(2026, 12, 3, 0, 1, tzinfo=timezone.utc)
     elif case == "future":
         now = datetime(2026, 11, 29, 23, 0, tzinfo=timezone.utc)
-    elif case == "invalid":
-        snap["date"] = "2026-13-45"
     elif case == "empty":
         for b in snap["boards"]:
             b["rows"] = []
+        for m in snap["machines"]:
+            m["rows"] = []
+        snap["stacks"]["best"], snap["worked_example"] = [], None
     elif case == "missing":
         snap = None
     warnings = render(cfg, snap, tmp_path, now=now)
@@ -264,17 +272,10 @@ def test_guards_choose_the_front_page(cfg, golden_snapshot, tmp_path, case):
         assert (tmp_path / "boards" / "orchestrator" / "index.html").is_file()  # still previewable
 
 
-def test_local_guards_match_the_rules():
-    snap = {"date": "2026-11-30", "boards": [{"id": "a", "rows": [{"rank": 1}]}]}
-    at = lambda s: datetime.fromisoformat(s)
-    assert local_check_guards(snap, at("2026-11-30T00:00:00+00:00")) == []
-    assert local_check_guards(snap, at("2026-12-02T23:59:59+00:00")) == []
-    assert "too old" in local_check_guards(snap, at("2026-12-03T00:00:00+00:00"))[0]
-    assert "future" in local_check_guards(snap, at("2026-11-30T01:00:00+05:00"))[0]  # 2026-11-29 in UTC
-    assert "invalid" in local_check_guards({**snap, "date": "yesterday"}, at("2026-11-30T00:00:00+00:00"))[0]
-    assert local_check_guards(None, at("2026-11-30T00:00:00+00:00"))
-    assert local_check_guards({**snap, "boards": [{"id": "a", "rows": [], "new": [{}]}]},
-                              at("2026-11-30T00:00:00+00:00")) == ["no rows on any board"]
+def test_an_invalid_date_never_reaches_the_renderer(golden_snapshot):
+    """The guards' old "invalid date" case: the snapshot schema refuses it on load."""
+    with pytest.raises(UserError, match=r"^<snapshot>: date: "):
+        validate_snapshot({**golden_snapshot, "date": "2026-13-45"})
 
 
 # --------------------------------------------------------------------------- determinism, history
@@ -379,6 +380,10 @@ def test_methodology_worked_example_matches_the_board(site, golden_snapshot):
 def test_worked_example_reports_a_disagreement(cfg, golden_snapshot, tmp_path):
     snap = copy.deepcopy(golden_snapshot)
     snap["boards"][0]["rows"][0]["r"] += 0.5
+    with pytest.raises(UserError, match=r"worked_example\.r: R .* is said to agree"):
+        validate_snapshot(snap)  # a hand edit of the row: the stored example no longer agrees
+    snap = with_worked_example(snap)  # scored like that, the example says so
+    assert snap["worked_example"]["agrees"] is False
     warnings = render(cfg, snap, tmp_path)
     assert any("does not reproduce" in w for w in warnings)
     assert "Check failed" in (tmp_path / "methodology" / "index.html").read_text(encoding="utf-8")

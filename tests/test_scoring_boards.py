@@ -4,7 +4,7 @@ and the whole scoring stage on a synthetic world (movement, stale, as of, source
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -29,6 +29,8 @@ from builder.scoring.prices import (
     select_token_prices,
 )
 from builder.scoring.rank import ScoredModel
+from builder.snapshot import Snapshot, validate_snapshot
+from builder.snapshot.models import Board, BoardRow
 
 SOURCES = [("arena", "lmarena"), ("arena-catalog", "lmarena_catalog"), ("epoch", "epoch"), ("aider", "aider"),
            ("livebench", "livebench"), ("terminal-bench", "terminal_bench"), ("litellm", "litellm"),
@@ -203,28 +205,33 @@ def test_value_stack_bounds_preference_and_day_of_work():
                                             "one": 1.0, "under-one": 0.99, "edge": 0.30, "cheap": 0.2999}.items()}
     book = PriceBook({}, openrouter, {})
     value = compute_value_stack(fields, book, CFG)
-    picks = {e["role"]: e["identity"] for e in value["entries"]}
+    picks = {e.role: e.identity for e in value.entries}
     assert picks == {"orchestrator": "a", "mid_tier": "under-one", "rote": "cheap"}
-    assert value["day_of_work"] == pytest.approx(2 * 4.99 + 10 * 0.99 + 50 * 0.2999)
+    assert value.day_of_work == pytest.approx(2 * 4.99 + 10 * 0.99 + 50 * 0.2999)
     del openrouter["cheap"]
     value = compute_value_stack(fields, PriceBook({}, openrouter, {}), CFG)
-    assert [e["role"] for e in value["entries"]] == ["orchestrator", "mid_tier"] and value["day_of_work"] is None
+    assert [e.role for e in value.entries] == ["orchestrator", "mid_tier"] and value.day_of_work is None
 
 
 def test_best_stack_prefers_first_non_partial_row():
     def row(ident, partial):
-        return {"identity": ident, "model": ident, "r": 1.0, "score": 1, "partial": partial}
+        return BoardRow(rank=1, model=ident, identity=ident, r=1.0, score=1, partial=partial, partial_reasons=(),
+                        families={}, evaluators=(), coverage=1.0, available_share=1.0, movement=None,
+                        token_price=None, build_price=None, build_passed=None)
 
-    boards = [{"id": "o", "kind": "orchestrator", "role": "orchestrator", "rows": [row("p", True), row("q", False)]},
-              {"id": "m", "kind": "mid_tier", "role": "mid_tier", "rows": [row("x", True), row("y", True)]},
-              {"id": "r", "kind": "rote", "role": "rote", "rows": []}]
-    assert [(e["board"], e["identity"]) for e in compute_best_stack(boards)] == [("o", "q"), ("m", "x")]
+    def board(bid, kind, rows):
+        return Board(id=bid, title=bid, kind=kind, role=kind, description="", weights={}, warning=None,
+                     missing_families=(), rows=tuple(rows), new=())
+
+    boards = [board("o", "orchestrator", [row("p", True), row("q", False)]),
+              board("m", "mid_tier", [row("x", True), row("y", True)]), board("r", "rote", [])]
+    assert [(e.board, e.identity) for e in compute_best_stack(boards)] == [("o", "q"), ("m", "x")]
 
 
 # --------------------------------------------------------------------------- the whole stage
 
 BASE = {"epoch/eci": 100.0, "terminal-bench/accuracy": 20.0, "aider/polyglot": 30.0}
-NOW = datetime(2026, 2, 3, 6, 45, tzinfo=timezone.utc)
+NOW = datetime(2026, 2, 3, 6, 45, tzinfo=UTC)
 
 
 def o(feed: str, ident: str, raw: float, day=date(2026, 1, 20)) -> Observation:
@@ -257,7 +264,7 @@ def world(arena_ok: bool = True) -> ScoringInputs:
               Price("openrouter", "x/big-open", "big-open", 5e-6, 5e-6, 5.0, None, identity="big-open"),
               Price("openrouter", "x/mid-model", "mid-model", 9e-7, 9e-7, 0.9, None, identity="mid-model")]
     checks = [check("e1", "claude-opus-9", 2.0), check("e1", "rote-model", 0.2), check("e1", "mid-model", 1.5)]
-    t = datetime(2026, 2, 3, 6, 0, tzinfo=timezone.utc)
+    t = datetime(2026, 2, 3, 6, 0, tzinfo=UTC)
     statuses = {n: FetchStatus(n, n != "arena" or arena_ok, 200, None if arena_ok or n != "arena" else "HTTP 503",
                                10, "0" * 64, t, t, "recorded", False) for n, _ in SOURCES}
     statuses["aider"] = None
@@ -266,8 +273,14 @@ def world(arena_ok: bool = True) -> ScoringInputs:
 
 
 @pytest.fixture(scope="module")
-def snap() -> dict:
+def typed() -> Snapshot:
     return compute_snapshot(world(), CFG, NOW, None)
+
+
+@pytest.fixture(scope="module")
+def snap(typed: Snapshot) -> dict:
+    """The snapshot as the JSON it is saved as."""
+    return typed.model_dump(mode="json")
 
 
 def board(snapshot: dict, board_id: str) -> dict:
@@ -277,8 +290,8 @@ def board(snapshot: dict, board_id: str) -> dict:
 def test_snapshot_has_every_contract_field(snap):
     top = {"schema_version", "date", "created_at", "method_id", "demo", "as_of", "stale", "site", "sources",
            "families", "roles", "observations", "calibration", "models", "prices", "boards", "machines",
-           "stacks", "arena", "evals", "index"}
-    assert top <= set(snap)
+           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill"}
+    assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",
                   "coverage", "available_share", "movement", "token_price", "build_price", "build_passed"}
     for b in snap["boards"]:
@@ -293,7 +306,10 @@ def test_snapshot_has_every_contract_field(snap):
                                            "beta", "used", "reason"}
     json.dumps(snap, allow_nan=False)
     assert snap["date"] == "2026-02-03" and snap["created_at"] == NOW.isoformat()
-    assert snap["method_id"] == CFG.method_id() and snap["schema_version"] == 1
+    assert snap["method_id"] == CFG.method_id() and snap["schema_version"] == 2
+    assert snap["previous_date"] is None and snap["backfill"] is None
+    example = snap["worked_example"]
+    assert example["board_id"] == "orchestrator" and example["identity"] == "claude-opus-9" and example["agrees"]
 
 
 def test_every_model_calibrates_to_its_quality(snap):
@@ -358,26 +374,31 @@ def test_sources_credit_all_evidence(snap):
 
 
 def test_arena_failure_marks_stale_and_nothing_else():
-    failed = compute_snapshot(world(arena_ok=False), CFG, NOW, None)
+    failed = compute_snapshot(world(arena_ok=False), CFG, NOW, None).model_dump(mode="json")
     assert failed["stale"] is True
     arena = next(s for s in failed["sources"] if s["name"] == "arena")
     assert arena["status"] == "failed" and arena["error"] == "HTTP 503"
     assert board(failed, "orchestrator")["rows"]  # its last good payload still scores
 
 
-def test_movement_against_previous(snap):
-    again = compute_snapshot(world(), CFG, NOW, snap)
+def test_movement_against_previous(typed, snap):
+    again = compute_snapshot(world(), CFG, NOW, typed).model_dump(mode="json")
     assert {r["movement"] for r in board(again, "orchestrator")["rows"]} == {0}
     assert {r["movement"] for m in again["machines"] for r in m["rows"]} == {0}
+    assert again["previous_date"] == typed.date
     assert board(snap, "orchestrator")["rows"][0]["movement"] is None  # first snapshot
     prev = json.loads(json.dumps(snap))
     orch = board(prev, "orchestrator")
-    orch["rows"] = [r for r in orch["rows"] if r["identity"] != "mid-model"]
-    for r in orch["rows"]:
-        if r["identity"] == "claude-opus-9":
-            r["rank"] = 4
-    moved = {r["identity"]: r["movement"] for r in board(compute_snapshot(world(), CFG, NOW, prev), "orchestrator")["rows"]}
-    assert moved["claude-opus-9"] == 3 and moved["mid-model"] == "new"
-    prev["method_id"] = "boards-zfit-v1-000000000000"
-    other = compute_snapshot(world(), CFG, NOW, prev)
-    assert {r["movement"] for b in other["boards"] for r in b["rows"]} == {None}
+    # the day before: mid-model not ranked yet, claude-opus-9 last (R set so the ranks follow)
+    rows = [r for r in orch["rows"] if r["identity"] not in ("mid-model", "claude-opus-9")]
+    rows += [r for r in orch["rows"] if r["identity"] == "claude-opus-9"]
+    for k, r in enumerate(rows):
+        r["rank"], r["r"], r["score"] = k + 1, 2000.0 - k, 2000 - k
+    orch["rows"] = rows
+    prev["worked_example"] = None
+    prev["stacks"]["best"] = [e for e in prev["stacks"]["best"] if e["board"] != "orchestrator"]
+    earlier = validate_snapshot(prev)
+    moved = {r.identity: r.movement for r in compute_snapshot(world(), CFG, NOW, earlier).boards[0].rows}
+    assert moved["claude-opus-9"] == len(rows) - 1 and moved["mid-model"] == "new"
+    other = compute_snapshot(world(), CFG, NOW, validate_snapshot({**prev, "method_id": "boards-zfit-v1-000000000000"}))
+    assert {r.movement for b in other.boards for r in b.rows} == {None} and other.previous_date is None

@@ -10,12 +10,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from builder.context import Context, Group
+from builder.cli.context import Context, Group
 from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.records import Observation
 from builder.scoring.boards import ScoringInputs, compute_snapshot
-from builder.scoring.commands import explain
+from builder.cli.site import explain
 from builder.scoring.explain import explain_model, format_explain
 from builder.snapshot import write_snapshot
 

@@ -12,13 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from builder.context import Context, Group
+from builder.cli.context import Context, Group
 from conftest import require_shared_data
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.calibrate import MIN_OVERLAP, compute_arena_anchor
-from builder.scoring.commands import explain, score
+from builder.cli.site import explain, score
 from builder.snapshot import check_guards, load_snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -65,7 +65,7 @@ def real():
         observations += parse_payload(payload, cfg.source(name)).observations
     selected = select_observations(observations, cfg)
     inputs = ScoringInputs(tuple(selected), (), (), (), {}, {})
-    return cfg, selected, compute_snapshot(inputs, cfg, now, None)
+    return cfg, selected, compute_snapshot(inputs, cfg, now, None).model_dump(mode="json")
 
 
 def test_each_fit_reports_overlap_finite_parameters_and_positive_beta(real):
@@ -127,12 +127,12 @@ def test_score_command_writes_a_snapshot(tmp_path):
     assert res.exit_code == 0, res.output
     assert "(written)" in res.output
     snap = load_snapshot(snaps / "2026-01-10.json")
-    assert snap["date"] == "2026-01-10" and snap["as_of"] is not None
+    assert snap.date == "2026-01-10" and snap.as_of is not None
     assert check_guards(snap, datetime(2026, 1, 11, tzinfo=timezone.utc)) == []
     assert not (tmp_path / "repo-snapshots").exists()
     res = runner.invoke(cli, ["--config", str(site), "score", "--date", "2026-01-10", "--snapshots-dir", str(snaps)])
     assert res.exit_code == 0 and "(kept)" in res.output
-    top = snap["boards"][0]["rows"][0]["identity"]
+    top = snap.boards[0].rows[0].identity
     res = runner.invoke(cli, ["--config", str(site), "explain", top, "--snapshot", str(snaps / "2026-01-10.json")])
     assert res.exit_code == 0 and "displayed score" in res.output
     res = runner.invoke(cli, ["--config", str(site), "score", "--date", "2026-13-01"])

@@ -1,7 +1,7 @@
 """Selection: one configuration per source, feed and model (builder.scoring.select).
 
-One test per sentence of seed 004's section "Choose one configuration per source and
-model" (each test is named after its sentence and quotes it), on synthetic observations;
+One test per sentence of the selection rule (each test is named after its sentence and
+quotes it), on synthetic observations;
 then the same rules on the real upstream files parsed by the project's parsers.
 """
 
@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections import Counter, defaultdict
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -222,7 +222,7 @@ def test_epoch_uses_rows_with_eci_scores():
     assert rows[0].reason == rows[2].reason == "excluded: no ECI score"
 
 
-def test_aider_uses_pass_rate_2_from_documented_single_model_runs_architect_editor_pairs_and_combined_model_runs_are_excluded():
+def test_aider_uses_pass_rate_2_from_documented_single_model_runs_architect_editor_pairs_and_combined_model_runs_are_excluded():  # noqa: E501 - named after its sentence
     """'Aider uses pass_rate_2 from documented single-model whole, diff or diff-fenced runs with
     224 or 225 tests, a commit and a date; architect/editor pairs and combined-model runs are
     excluded.' An excluded run is never selected, however high its score."""
@@ -302,7 +302,7 @@ def test_terminal_bench_uses_only_the_latest_benchmark_version_from_one_pinned_r
     assert rows[0].selected and rows[0].identity == "claude-opus-4.1"
 
 
-def test_same_spelling_runs_with_incompatible_agent_configurations_are_excluded_otherwise_the_latest_date_and_url_win_before_configuration_selection():
+def test_same_spelling_runs_with_incompatible_agent_configurations_are_excluded_otherwise_the_latest_date_and_url_win_before_configuration_selection():  # noqa: E501 - named after its sentence
     """'Same-spelling runs with incompatible agent or agent-version configurations are
     excluded; otherwise the latest date and URL win before configuration selection.'"""
     tb = dict(source="terminal-bench", feed="terminal-bench/accuracy")
@@ -411,7 +411,7 @@ def test_select_rows_and_both_formats():
 
 def _payload(source: str, root: Path, files: list[Path]) -> Payload:
     return Payload(source, {f.relative_to(root).as_posix(): f.read_bytes() for f in files},
-                   datetime(2026, 1, 10, tzinfo=timezone.utc), str(root))
+                   datetime(2026, 1, 10, tzinfo=UTC), str(root))
 
 
 def _parse(name: str, root: Path, files: list[Path]) -> list[Observation]:
@@ -491,7 +491,7 @@ def test_real_terminal_bench_runs():
     assert all(o.details.get("agent") for o in picks.values())
     # Several submissions of one spelling: exactly one counts, and it is the latest.
     by_spelling = Counter(o.model for o in rows if not o.excluded)
-    for spelling, n in by_spelling.items():
+    for spelling in by_spelling:
         runs = [o for o in rows if o.model == spelling and not o.excluded]
         latest = max(runs, key=lambda o: (o.date, o.url))
         assert all(not o.selected or o is latest for o in runs)

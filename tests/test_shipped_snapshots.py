@@ -3,6 +3,7 @@ current method, and renders a site whose numbers rebuild (regenerate with `make 
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from builder.config import load_config
 from builder.evidence.verify import verify_site
 from builder.render.site import render_site
-from builder.snapshot import check_guards, list_snapshots, load_snapshot
+from builder.snapshot import SCHEMA_VERSION, check_guards, dump_snapshot, list_snapshots, load_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = list_snapshots(ROOT / "snapshots")
@@ -25,11 +26,15 @@ def test_there_is_a_demo_history():
 def test_snapshot_loads_and_matches_the_current_method(path):
     cfg, _ = load_config(ROOT / "site.yml")
     snap = load_snapshot(path)
-    assert snap["date"] == path.stem
-    assert snap["method_id"] == cfg.method_id(), "method changed: run `make snapshots` and review the diff"
-    assert snap["demo"] is True
-    created = datetime.fromisoformat(snap["created_at"])
+    assert json.loads(path.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION, (
+        "schema changed: run `make snapshots` and review the diff")
+    assert snap.date == path.stem
+    assert snap.method_id == cfg.method_id(), "method changed: run `make snapshots` and review the diff"
+    assert snap.demo is True and snap.backfill is not None
+    assert snap.worked_example is not None and snap.worked_example.agrees
+    created = datetime.fromisoformat(snap.created_at)
     assert check_guards(snap, created) == []
+    assert dump_snapshot(snap) == path.read_text(encoding="utf-8"), "not as `make snapshots` writes it"
 
 
 def test_oldest_and_newest_render_and_rebuild(tmp_path):
@@ -37,6 +42,6 @@ def test_oldest_and_newest_render_and_rebuild(tmp_path):
     for path in (SHIPPED[0], SHIPPED[-1]):
         snap = load_snapshot(path)
         out = tmp_path / path.stem
-        render_site(snap, [], cfg, base, out, now=datetime.fromisoformat(snap["created_at"]).astimezone(timezone.utc))
+        render_site(snap, [], cfg, base, out, now=datetime.fromisoformat(snap.created_at).astimezone(timezone.utc))
         result = verify_site(out)
         assert result.ok, result.output

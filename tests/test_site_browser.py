@@ -17,8 +17,9 @@ from conftest import PageWatch, axe_violations, serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
-from builder.render.safety import model_slug
+from builder.util.text import model_slug
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +43,9 @@ def served(tmp_path_factory):
     earlier = make_snapshot(20, seed=3, day="2026-11-28")
     xss = json.loads((FIXTURES / "xss_snapshot.json").read_text(encoding="utf-8"))
     with serve_directory(root) as origin:
-        render_site(snapshot, [earlier], cfg, ROOT, root / "modelboards", now=NOW, base_url=f"{origin}/modelboards/")
-        render_site(xss, [], cfg, ROOT, root / "xss", now=NOW, base_url=f"{origin}/xss/")
+        render_site(validate_snapshot(snapshot), [validate_snapshot(earlier)], cfg, ROOT, root / "modelboards", now=NOW,
+                    base_url=f"{origin}/modelboards/")
+        render_site(validate_snapshot(xss), [], cfg, ROOT, root / "xss", now=NOW, base_url=f"{origin}/xss/")
         yield origin, snapshot, xss
 
 

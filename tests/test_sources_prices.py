@@ -11,7 +11,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -19,14 +19,13 @@ import pytest
 from builder.config import PACKAGE_DATA, SourceConfig, load_config
 from builder.errors import UserError
 from builder.records import Payload
-from builder.sources import PayloadError, parse_payload
-from builder.sources import litellm, lmarena_catalog, metadata, openrouter, piratebench
+from builder.sources import PayloadError, litellm, lmarena_catalog, metadata, openrouter, parse_payload, piratebench
 from builder.sources.litellm import blended_price, check_price
 from builder.sources.metadata import is_proprietary, open_weight
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 REPO = Path(__file__).resolve().parents[1]
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 LITELLM = SourceConfig(name="litellm", kind="litellm")
 OPENROUTER = SourceConfig(name="openrouter", kind="openrouter")
@@ -199,7 +198,8 @@ def test_openrouter_free_and_batch_ids_excluded(openrouter_real):
 
 def test_openrouter_tiered_overrides_use_the_base_price(openrouter_real):
     raw = json.loads((SHARED / "openrouter" / "openrouter_models.json").read_text())
-    tiered = next(m for m in raw["data"] if "overrides" in m["pricing"] and ":" not in m["id"] and "alias_target" not in m)
+    tiered = next(m for m in raw["data"]
+                  if "overrides" in m["pricing"] and ":" not in m["id"] and "alias_target" not in m)
     p = next(p for p in openrouter_real.prices if p.key == tiered["id"])
     assert p.input_per_token == float(tiered["pricing"]["prompt"])
     assert p.output_per_token == float(tiered["pricing"]["completion"])
@@ -455,7 +455,8 @@ def test_demo_home_machines_and_price_bands_have_candidates(demo_parsed):
     cfg, parsed = demo_parsed
     curated = [m for m in parsed["metadata"].models if m.open_weight]
     for machine in cfg.machines:
-        fits = [m for m in curated if m.params_b * cfg.prices.bytes_per_param_4bit <= cfg.prices.memory_fraction * machine.memory_gb]
+        budget = cfg.prices.memory_fraction * machine.memory_gb
+        fits = [m for m in curated if m.params_b * cfg.prices.bytes_per_param_4bit <= budget]
         assert len(fits) >= 3, machine.id
     prices = [p for p in parsed["litellm"].prices if p.excluded is None]
     ids = _identities(cfg, prices)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from builder.sources import PayloadError, aider, epoch, livebench, lmarena, pars
 from builder.sources.validate import check_score
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-FETCHED = datetime(2026, 2, 1, 12, 0, tzinfo=timezone.utc)
+FETCHED = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)
 
 ARENA = SourceConfig(
     name="arena",
@@ -135,16 +135,19 @@ def test_arena_previous_publication_differs_and_style_control_file_is_ignored() 
     old = lmarena.parse(file_payload("arena", previous), ARENA.model_copy(update={"date": date(2025, 11, 6)}))
     new = lmarena.parse(file_payload("arena", current), ARENA)
     assert len(old.observations) != len(new.observations)
-    assert by(old, feed="arena/text", model="gemini-2.5-pro")[0].raw != by(new, feed="arena/text", model="gemini-2.5-pro")[0].raw
+    assert by(old, feed="arena/text", model="gemini-2.5-pro")[0].raw != by(new, feed="arena/text",
+                                                                           model="gemini-2.5-pro")[0].raw
     # A style-control file beside the plain one: its ratings differ, the plain file is read.
     style = json.loads(current.read_bytes())
     style["full"]["gemini-3-pro"]["rating"] = 1234.5
     both = payload(
         "arena",
-        {"leaderboard-text.json": current.read_bytes(), "leaderboard-text-style-control.json": json.dumps(style).encode()},
+        {"leaderboard-text.json": current.read_bytes(),
+         "leaderboard-text-style-control.json": json.dumps(style).encode()},
     )
     assert by(lmarena.parse(both, ARENA), feed="arena/text", model="gemini-3-pro")[0].raw == 1486.6027120272704
-    two_plain = payload("arena", {"a/leaderboard-text.json": current.read_bytes(), "b/leaderboard-text.json": previous.read_bytes()})
+    two_plain = payload("arena", {"a/leaderboard-text.json": current.read_bytes(),
+                                  "b/leaderboard-text.json": previous.read_bytes()})
     with pytest.raises(PayloadError, match="2 leaderboard files"):
         lmarena.parse(two_plain, ARENA)
 
@@ -208,7 +211,8 @@ def test_epoch_uses_rows_with_an_eci_score(epoch_result: ParseResult) -> None:
     assert gpt5.raw == pytest.approx(149.63110287022786)
     assert gpt5.date == date(2025, 8, 7)
     assert gpt5.percent is False
-    assert gpt5.details == {"effort": "high", "organization": "OpenAI", "accessibility": "API access", "model_name": "GPT-5"}
+    assert gpt5.details == {"effort": "high", "organization": "OpenAI", "accessibility": "API access",
+                            "model_name": "GPT-5"}
     assert by(epoch_result, model="claude-sonnet-4-5-20250929_32K")[0].details["effort"] == "32K"
     assert epoch.effort_of("Mistral-7B-Instruct-v0.2") is None
     assert epoch.effort_of("gemma_7b") is None  # a parameter size, not an effort
@@ -246,11 +250,11 @@ def test_epoch_long_dates_from_the_runs_file() -> None:
     parsed = [epoch.parse_date(r["started_at"]) for r in runs if r["started_at"]]
     assert all(parsed) and min(parsed) > date(2020, 1, 1)
     body = (
-        "Model version,ECI Score,Release date,Organization,Model accessibility\n"
-        "m-long,120.5,17 November 2025 4:28pm,Lab,API access\n"
-        "m-none,121,,Lab,\n"
-        "m-odd,122,sometime,Lab,\n"
-    ).encode()
+        b"Model version,ECI Score,Release date,Organization,Model accessibility\n"
+        b"m-long,120.5,17 November 2025 4:28pm,Lab,API access\n"
+        b"m-none,121,,Lab,\n"
+        b"m-odd,122,sometime,Lab,\n"
+    )
     result = epoch.parse(payload("epoch", {"eci.csv": body}), EPOCH)
     assert [o.date for o in result.observations] == [date(2025, 11, 17), None, None]
     assert all(o.excluded is None for o in result.observations)  # a missing date does not drop a score
@@ -258,14 +262,14 @@ def test_epoch_long_dates_from_the_runs_file() -> None:
 
 def test_epoch_bad_scores_kept_with_reasons() -> None:
     body = (
-        "Model version,ECI Score,Release date\n"
-        "a,nan,2025-01-01\n"
-        "b,inf,2025-01-01\n"
-        "c,True,2025-01-01\n"
-        "d,   ,2025-01-01\n"
-        "e,150,2025-01-01,extra\n"
-        "f,-5,2025-01-01\n"
-    ).encode()
+        b"Model version,ECI Score,Release date\n"
+        b"a,nan,2025-01-01\n"
+        b"b,inf,2025-01-01\n"
+        b"c,True,2025-01-01\n"
+        b"d,   ,2025-01-01\n"
+        b"e,150,2025-01-01,extra\n"
+        b"f,-5,2025-01-01\n"
+    )
     result = epoch.parse(payload("epoch", {"eci.csv": body}), EPOCH)
     reasons = {o.model: o.excluded for o in result.observations}
     assert "not finite" in reasons["a"] and "not finite" in reasons["b"]
@@ -329,7 +333,8 @@ def test_aider_commit_hash_spellings(aider_result: ParseResult) -> None:
     dirty = [c for c in commits.values() if c.endswith("-dirty")]
     assert len(dirty) > 30  # "-dirty" stays part of the spelling
     # leading-zero all-digit hashes would load as octal ints: the source text is kept instead
-    text = "- {model: m, edit_format: diff, test_cases: 225, total_tests: 225, pass_rate_2: 50.0, commit_hash: 0123456, date: 2025-01-02}\n"
+    text = ("- {model: m, edit_format: diff, test_cases: 225, total_tests: 225, pass_rate_2: 50.0, "
+            "commit_hash: 0123456, date: 2025-01-02}\n")
     assert yaml.safe_load(text)[0]["commit_hash"] == 0o123456
     obs = aider.parse(payload("aider", {"p.yml": text.encode()}), AIDER).observations[0]
     assert obs.details["commit"] == "0123456" and obs.excluded is None
@@ -362,14 +367,20 @@ def test_aider_224_of_225_runs_keep_pass_rate_2_as_published(aider_result: Parse
 
 def test_aider_bad_rows_kept_with_reasons() -> None:
     runs = [
-        {"model": "bool", "edit_format": "diff", "test_cases": 225, "pass_rate_2": True, "commit_hash": "abc", "date": "2025-01-01"},
-        {"model": "nan", "edit_format": "diff", "test_cases": 225, "pass_rate_2": float("nan"), "commit_hash": "abc", "date": "2025-01-01"},
-        {"model": "over", "edit_format": "diff", "test_cases": 225, "pass_rate_2": 100.5, "commit_hash": "abc", "date": "2025-01-01"},
-        {"model": "edge", "edit_format": "diff-fenced", "test_cases": 224, "pass_rate_2": 100.0, "commit_hash": "abc", "date": "2025-01-01"},
+        {"model": "bool", "edit_format": "diff", "test_cases": 225, "pass_rate_2": True, "commit_hash": "abc",
+         "date": "2025-01-01"},
+        {"model": "nan", "edit_format": "diff", "test_cases": 225, "pass_rate_2": float("nan"), "commit_hash": "abc",
+         "date": "2025-01-01"},
+        {"model": "over", "edit_format": "diff", "test_cases": 225, "pass_rate_2": 100.5, "commit_hash": "abc",
+         "date": "2025-01-01"},
+        {"model": "edge", "edit_format": "diff-fenced", "test_cases": 224, "pass_rate_2": 100.0, "commit_hash": "abc",
+         "date": "2025-01-01"},
         {"model": "nocommit", "edit_format": "whole", "test_cases": 225, "pass_rate_2": 10.0, "date": "2025-01-01"},
         {"model": "nodate", "edit_format": "whole", "test_cases": 225, "pass_rate_2": 10.0, "commit_hash": "abc"},
-        {"model": "udiff", "edit_format": "udiff", "test_cases": 225, "pass_rate_2": 10.0, "commit_hash": "abc", "date": "2025-01-01"},
-        {"model": "a + b", "edit_format": "diff", "test_cases": 225, "pass_rate_2": 10.0, "commit_hash": "abc", "date": "2025-01-01"},
+        {"model": "udiff", "edit_format": "udiff", "test_cases": 225, "pass_rate_2": 10.0, "commit_hash": "abc",
+         "date": "2025-01-01"},
+        {"model": "a + b", "edit_format": "diff", "test_cases": 225, "pass_rate_2": 10.0, "commit_hash": "abc",
+         "date": "2025-01-01"},
         "not a run",
     ]
     text = yaml.safe_dump(runs)
@@ -436,8 +447,10 @@ def test_livebench_latest_table_with_its_own_or_an_earlier_categories_file() -> 
     assert {o.details["categories_file"] for o in result.observations} == {"categories_2026_01_08.json"}
     assert {o.details["table"] for o in result.observations} == {"table_2026_02_01.csv"}
     # the 2026 table read with the 2025 categories: tasks added since are simply not averaged
-    mixed = {"table_2026_01_08.csv": files["table_2026_01_08.csv"], "categories_2025_12_23.json": files["categories_2025_12_23.json"]}
-    da = by(livebench.parse(payload("livebench", mixed), LIVEBENCH), model="claude-4-1-opus-20250805-base", feed="livebench/data_analysis")[0]
+    mixed = {"table_2026_01_08.csv": files["table_2026_01_08.csv"],
+             "categories_2025_12_23.json": files["categories_2025_12_23.json"]}
+    da = by(livebench.parse(payload("livebench", mixed), LIVEBENCH), model="claude-4-1-opus-20250805-base",
+            feed="livebench/data_analysis")[0]
     assert da.details["tasks"] == ["tablejoin", "tablereformat"] and da.raw == pytest.approx((37.827 + 96.078) / 2)
 
 
@@ -478,7 +491,8 @@ def test_livebench_task_sets_change_between_releases(livebench_result: ParseResu
     old = livebench.parse(
         payload("livebench", {p.name: p.read_bytes() for p in (DATA / "livebench").glob("*2025_12_23*")}), LIVEBENCH
     )
-    new_tasks = {t for o in by(livebench_result, model="claude-4-1-opus-20250805-base") for t in o.details.get("tasks", [])}
+    new_tasks = {t for o in by(livebench_result, model="claude-4-1-opus-20250805-base") for t in o.details.get("tasks",
+                                                                                                               [])}
     old_tasks = {t for o in by(old, model="claude-4-1-opus-20250805-base") for t in o.details.get("tasks", [])}
     assert (len(old_tasks), len(new_tasks)) == (21, 23)
     assert new_tasks - old_tasks == {"consecutive_events", "integrals_with_game"}
@@ -493,7 +507,8 @@ def test_livebench_task_sets_change_between_releases(livebench_result: ParseResu
 def _lb_payload(table: str, categories: dict[str, list[str]]) -> Payload:
     return payload(
         "livebench",
-        {"public/table_2026_03_01.csv": table.encode(), "public/categories_2026_03_01.json": json.dumps(categories).encode()},
+        {"public/table_2026_03_01.csv": table.encode(),
+         "public/categories_2026_03_01.json": json.dumps(categories).encode()},
     )
 
 
@@ -539,10 +554,12 @@ def test_livebench_missing_task_column_and_feed_override() -> None:
         ({"table_2026_01_08.csv": b"model,a\nm,1\n"}, "no categories_YYYY_MM_DD.json dated on or before"),
         ({"categories_2026_01_08.json": b'{"C": ["a"]}'}, "no table_YYYY_MM_DD.csv"),
         ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_02_08.json": b'{"C": ["a"]}'}, "dated on or before"),
-        ({"table_2026_01_08.csv": b"name,a\n", "categories_2026_01_08.json": b'{"C": ["a"]}'}, "first column must be 'model'"),
+        ({"table_2026_01_08.csv": b"name,a\n", "categories_2026_01_08.json": b'{"C": ["a"]}'},
+         "first column must be 'model'"),
         ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b"{oops"}, "not valid JSON"),
         ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b'{"C": "a"}'}, "list of task names"),
-        ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b'{"IF": ["a"], "if": ["a"]}'}, "share the feed"),
+        ({"table_2026_01_08.csv": b"model,a\n", "categories_2026_01_08.json": b'{"IF": ["a"], "if": ["a"]}'},
+         "share the feed"),
     ],
 )
 def test_livebench_unreadable_payload_raises(files: dict[str, bytes], match: str) -> None:
@@ -578,7 +595,8 @@ def test_tb_dataset_folder_spelled_with_colon_or_at(tb_result: ParseResult) -> N
 
 
 def test_tb_models_from_folder_names_when_metadata_has_none(tb_result: ParseResult) -> None:
-    got = {o.details["submission"]: (o.model, o.details["model_from"], o.details["agent"]) for o in tb_result.observations}
+    got = {o.details["submission"]: (o.model, o.details["model_from"],
+                                     o.details["agent"]) for o in tb_result.observations}
     # run_metadata.json has model_name null
     assert got["20250902_orchestrator_qwen-3-coder-480B"] == ("qwen-3-coder-480B", "folder", "LeadArchitectAgent")
     assert got["20250923_droid_claude-4-1-opus"] == ("claude-4-1-opus", "folder", "Factory Droid")
@@ -586,7 +604,8 @@ def test_tb_models_from_folder_names_when_metadata_has_none(tb_result: ParseResu
     assert got["20250829_goose_claude-4-opus"] == ("claude-4-opus", "folder", "goose")
     assert got["20250811_cursor-cli_claude-4-sonnet"] == ("claude-4-sonnet", "folder", "cursor-cli")
     # metadata names the model
-    assert got["20250711_openhands_claude-4-sonnet"] == ("openai/neulab/claude-sonnet-4-20250514", "metadata", "openhands")
+    assert got["20250711_openhands_claude-4-sonnet"] == ("openai/neulab/claude-sonnet-4-20250514", "metadata",
+                                                         "openhands")
     # trials disagree on model_name (claude-sonnet-4-20250514 vs claude-sonnet-4-0): the folder decides
     assert got["20250825_swe-agent-mini_claude-4-sonnet"] == ("claude-4-sonnet", "folder", "mini-swe-agent")
 
@@ -626,7 +645,8 @@ def test_tb_mean_accuracy_over_trials_and_loose_results_files(tb_result: ParseRe
 
 def test_tb_accuracy_computed_when_absent_and_null_is_unresolved() -> None:
     real = json.loads(
-        (DATA / "terminal-bench/results/terminal-bench-core@0.1.1/20250711_openhands_claude-4-sonnet/openhands-sonnet/results.json").read_bytes()
+        (DATA / "terminal-bench/results/terminal-bench-core@0.1.1/20250711_openhands_claude-4-sonnet"
+         / "openhands-sonnet/results.json").read_bytes()
     )
     nulls = sum(1 for r in real["results"] if r["is_resolved"] is None)
     assert nulls == 3
@@ -668,14 +688,17 @@ def test_tb_same_spelling_incompatible_agents_on_latest_date_are_excluded() -> N
         "results/tb@1.0/20250101_z_m/run_metadata.json": meta("beta"),
         # same agent twice on the latest date: compatible, both kept
         "results/tb@1.0/20250105_p_q/results.json": b'{"accuracy": 0.1}',
-        "results/tb@1.0/20250105_p_q/run_metadata.json": json.dumps({"agent_name": "alpha", "model_name": "m-2"}).encode(),
+        "results/tb@1.0/20250105_p_q/run_metadata.json": json.dumps({"agent_name": "alpha",
+                                                                     "model_name": "m-2"}).encode(),
         "results/tb@1.0/20250105_p_r/results.json": b'{"accuracy": 0.2}',
-        "results/tb@1.0/20250105_p_r/run_metadata.json": json.dumps({"agent_name": "alpha", "model_name": "m-2"}).encode(),
+        "results/tb@1.0/20250105_p_r/run_metadata.json": json.dumps({"agent_name": "alpha",
+                                                                     "model_name": "m-2"}).encode(),
     }
     result = terminal_bench.parse(payload("terminal-bench", files), TBENCH)
     m1 = {o.details["submission"]: o for o in by(result, model="m-1")}
     assert m1["20250105_x_m"].excluded == m1["20250105_y_m"].excluded
-    assert "incompatible same-spelling submissions on 2025-01-05: agents alpha 1, alpha 2" == m1["20250105_x_m"].excluded
+    expected = "incompatible same-spelling submissions on 2025-01-05: agents alpha 1, alpha 2"
+    assert m1["20250105_x_m"].excluded == expected
     assert m1["20250101_z_m"].excluded is None  # an earlier date is not part of the conflict
     assert m1["20250105_x_m"].details["agent_version"] == "1"
     assert all(o.excluded is None for o in by(result, model="m-2"))

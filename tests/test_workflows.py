@@ -38,7 +38,8 @@ def test_actionlint_clean():
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     bad = tmp_path / "bad.yml"
-    bad.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n")
+    bad.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope "
+                   "}}\n")
     assert _actionlint(bad), "actionlint reported nothing for a broken workflow"
 
 

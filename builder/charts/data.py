@@ -6,7 +6,7 @@
 
 Every document carries ``chart`` (its kind), ``date`` / ``as_of`` / ``method_id`` of the
 current snapshot and ``licence``, then its series. Values are unrounded; ``colour`` is an
-index into ``builder.history.race.PALETTE`` (``colour_of``: SHA-256 of the identity), so a
+index into ``builder.charts.race.PALETTE`` (``colour_of``: SHA-256 of the identity), so a
 model keeps its colour on the race and on every chart, and the stylesheet can swap the
 whole palette for dark mode. ``href`` is a model page relative to the site root
 (``models/<slug>/``), or null when the site has no page for that key.
@@ -18,7 +18,7 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
 - history: per board, one point per saved snapshot (``value`` = unrounded R); for the
   Arena, one point per cumulative history slice (``value`` = Bradley-Terry rating, with
   ``lower``/``upper`` where the slice has a bootstrap interval). Frames come from
-  ``builder.history.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
+  ``builder.charts.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
   date.
 - ranks: the same frames as ranks, only for the keys ever ranked ``<= RANK_TOP``.
 - spread: the Arena's 95% intervals (largest connected component, by rating), and per board
@@ -35,19 +35,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
-from builder.history.race import (
+from builder.charts.race import (
     ARENA_TITLE,
     ARENA_UNIT,
     BOARD_UNIT,
     PALETTE,
+    arena_keys,
     board_ids,
     colour_of,
     compute_arena_frames,
     compute_board_frames,
     order_snapshots,
 )
-from builder.render.exports import RATING_LICENCE
-from builder.render.safety import csv_cell, model_slug
+from builder.snapshot.models import Snapshot
+from builder.util.formats import RATING_LICENCE
+from builder.util.text import csv_cell, model_slug
 
 DEFAULT_LINES = 10
 "Lines shown by default on a rating-history chart: the top N at the latest date."
@@ -58,23 +60,19 @@ SCORE_UNIT = "displayed score (Arena scale)"
 KINDS = ("price-quality", "history", "ranks", "spread")
 
 
-def _finite(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 def colour_index(key: str) -> int:
     """The key's colour as an index into ``PALETTE`` (same rule as the race's ``colour_of``)."""
     return PALETTE.index(colour_of(key))
 
 
-def page_identities(snapshot: Mapping[str, Any] | None) -> set[str]:
+def page_identities(snapshot: Snapshot | None) -> set[str]:
     """Identities that have a model page in this build (models, observations, board rows)."""
-    snap = snapshot or {}
-    ids = {str(k) for k in (snap.get("models") or {})}
-    ids |= {str(o["identity"]) for o in snap.get("observations") or [] if o.get("identity")}
-    for b in snap.get("boards") or []:
-        for strip in ("rows", "new"):
-            ids |= {str(r["identity"]) for r in b.get(strip) or [] if r.get("identity")}
+    if snapshot is None:
+        return set()
+    ids = set(snapshot.models)
+    ids |= {o.identity for o in snapshot.observations if o.identity}
+    for b in snapshot.boards:
+        ids |= {r.identity for r in (*b.rows, *b.new)}
     return ids
 
 
@@ -82,20 +80,16 @@ def _href(key: str | None, pages: set[str]) -> str | None:
     return f"models/{model_slug(key)}/" if key and key in pages else None
 
 
-def _head(kind: str, snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
-    snap = snapshot or {}
-    return {"chart": kind, "date": snap.get("date"), "as_of": snap.get("as_of"),
-            "method_id": snap.get("method_id"), "demo": bool(snap.get("demo")), "licence": RATING_LICENCE}
-
-
-def _boards(snapshot: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
-    return [b for b in (snapshot or {}).get("boards") or [] if isinstance(b, Mapping) and isinstance(b.get("id"), str)]
+def _head(kind: str, snapshot: Snapshot | None) -> dict[str, Any]:
+    s = snapshot
+    return {"chart": kind, "date": s.date if s else None, "as_of": s.as_of if s else None,
+            "method_id": s.method_id if s else None, "demo": s.demo if s else False, "licence": RATING_LICENCE}
 
 
 # --------------------------------------------------------------------------- price-quality
 
 
-def compute_price_quality(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
+def compute_price_quality(snapshot: Snapshot | None) -> dict[str, Any]:
     """Per board: ranked rows as (price, score) points, the Pareto frontier, the rows left out.
 
     ``boards[i] = {"id", "title", "points": [{"identity", "name", "href", "rank", "score",
@@ -103,67 +97,61 @@ def compute_price_quality(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
     (ascending price), "left_out": [{"identity", "name", "rank", "score", "reason"}]}``.
     ``open_weight`` is the snapshot's model fact (true, false or null = unknown).
     """
-    snap = snapshot or {}
-    models = snap.get("models") or {}
-    pages = page_identities(snap)
+    pages = page_identities(snapshot)
     boards = []
-    for b in _boards(snap):
-        points, left_out = [], []
-        for row in b.get("rows") or []:
-            ident, rank, score = row.get("identity"), row.get("rank"), row.get("score")
-            if not ident or not isinstance(rank, int) or isinstance(rank, bool) or not _finite(score):
+    for b in snapshot.boards if snapshot else ():
+        points: list[dict[str, Any]] = []
+        left_out: list[dict[str, Any]] = []
+        for row in b.rows:
+            if row.rank is None:
                 continue
-            ident = str(ident)
-            name = str(row.get("model") or ident)
-            price = row.get("token_price")
-            if not _finite(price) or price <= 0:
-                reason = ("no blended token price in the snapshot" if price is None or not _finite(price)
+            ident, rank, score = row.identity, row.rank, row.score
+            name = row.model or ident
+            price = row.token_price
+            if price is None or price <= 0:
+                reason = ("no blended token price in the snapshot" if price is None
                           else "price 0 cannot be placed on a logarithmic axis")
                 left_out.append({"identity": ident, "name": name, "rank": rank, "score": score, "reason": reason})
                 continue
-            ow = (models.get(ident) or {}).get("open_weight")
+            facts = snapshot.models.get(ident) if snapshot else None
             points.append({"identity": ident, "name": name, "href": _href(ident, pages), "rank": rank,
-                           "score": score, "r": row.get("r") if _finite(row.get("r")) else None,
-                           "price": float(price), "partial": bool(row.get("partial")),
-                           "open_weight": ow if isinstance(ow, bool) else None})
+                           "score": score, "r": row.r, "price": price, "partial": row.partial,
+                           "open_weight": facts.open_weight if facts else None})
         front = compute_pareto_frontier(PricePoint(p["identity"], p["price"], p["score"]) for p in points)
         on = set(front.frontier)
         for p in points:
             p["frontier"] = p["identity"] in on
-        boards.append({"id": b["id"], "title": str(b.get("title") or b["id"]), "points": points,
+        boards.append({"id": b.id, "title": b.title or b.id, "points": points,
                        "frontier": list(front.frontier), "left_out": left_out})
-    return {**_head("price-quality", snap), "x": {"label": "Blended token price", "unit": PRICE_UNIT, "scale": "log"},
+    return {**_head("price-quality", snapshot),
+            "x": {"label": "Blended token price", "unit": PRICE_UNIT, "scale": "log"},
             "y": {"label": "Score", "unit": SCORE_UNIT}, "boards": boards}
 
 
 # --------------------------------------------------------------------------- history and ranks
 
 
-def _arena_frames(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
+def _arena_frames(snapshot: Snapshot | None) -> dict[str, Any]:
     """The race's Arena frames; the last cumulative slice takes the fit's interval when it is
     the same fit (same battle count, same ratings) and has none of its own."""
     doc = compute_arena_frames(snapshot)
-    arena = (snapshot or {}).get("arena")
-    if not doc["frames"] or not isinstance(arena, Mapping):
+    arena = snapshot.arena if snapshot is not None else None
+    if not doc["frames"] or snapshot is None or arena is None:
         return doc
     last = doc["frames"][-1]
-    hist = [sl for sl in arena.get("history") or [] if isinstance(sl, Mapping)]
-    newest = max(hist, key=lambda sl: str(sl.get("date")), default=None)
-    if newest is None or newest.get("n_battles") != arena.get("n_battles"):
+    newest = max(arena.history, key=lambda sl: sl.date, default=None)
+    if newest is None or newest.n_battles != arena.n_battles:
         return doc
-    fit = {m.get("model"): m for m in arena.get("models") or [] if isinstance(m, Mapping)}
-    slice_models = [m for m in newest.get("models") or [] if isinstance(m, Mapping)]
-    if {m.get("model") for m in slice_models} != set(fit):
+    fit = {m.model: m for m in arena.models}
+    if {m.model for m in newest.models} != set(fit):
         return doc
-    for m in slice_models:
-        f = fit[m.get("model")]
-        if (not _finite(m.get("rating")) or not _finite(f.get("rating"))
-                or abs(float(m["rating"]) - float(f["rating"])) > 1e-6):
+    for m in newest.models:
+        if m.rating is None or abs(m.rating - fit[m.model].rating) > 1e-6:
             return doc  # not the same fit: leave the slice without intervals
     # the newest cumulative slice holds every spelling of the history, so these keys are the race's
-    keys = _arena_keys(snapshot or {})
-    intervals = {keys[sp][0]: (float(f["lower"]), float(f["upper"])) for sp, f in fit.items()
-                 if sp in keys and _finite(f.get("lower")) and _finite(f.get("upper"))}
+    keys = _arena_keys(snapshot)
+    intervals = {keys[sp][0]: (f.lower, f.upper) for sp, f in fit.items()
+                 if sp in keys and f.lower is not None and f.upper is not None}
     for e in last["models"]:
         if "lower" not in e and e["identity"] in intervals:
             e["lower"], e["upper"] = intervals[e["identity"]]
@@ -190,17 +178,18 @@ def _series(frames: Sequence[Mapping[str, Any]], colours: Mapping[str, str], pag
         s["latest_rank"] = latest.get(key)
         s["best_rank"] = min(p["rank"] for p in s["points"])
         out.append(s)
-    out.sort(key=lambda s: (s["latest_rank"] is None, s["latest_rank"] or 0, s["best_rank"], s["name"].casefold(), s["key"]))
+    out.sort(key=lambda s: (s["latest_rank"] is None, s["latest_rank"] or 0, s["best_rank"], s["name"].casefold(),
+                            s["key"]))
     return out
 
 
-def _history_sources(snapshot, history) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _history_sources(
+    snapshot: Snapshot | None, history: Sequence[Snapshot]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(series head, race frames doc) for each board, then the Arena when it has slices."""
-    snap = snapshot or {}
-    day = snap.get("date")
     pool = order_snapshots([snapshot, *history])
-    if isinstance(day, str):
-        pool = [s for s in pool if s["date"] <= day]
+    if snapshot is not None:
+        pool = [s for s in pool if s.date <= snapshot.date]
     out = []
     for bid in board_ids(pool):
         doc = compute_board_frames(pool, bid)
@@ -214,7 +203,7 @@ def _history_sources(snapshot, history) -> list[tuple[dict[str, Any], dict[str, 
     return out
 
 
-def compute_rating_history(snapshot: Mapping[str, Any] | None, history: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def compute_rating_history(snapshot: Snapshot | None, history: Sequence[Snapshot]) -> dict[str, Any]:
     """``series[i] = {"id", "title", "kind", "unit", "x", "dates", "default", "bands",
     "models": [{"key", "name", "colour", "href", "latest_rank", "best_rank",
     "points": [{"date", "value", "score", "rank", "lower"?, "upper"?}]}]}``.
@@ -233,7 +222,7 @@ def compute_rating_history(snapshot: Mapping[str, Any] | None, history: Sequence
     return {**_head("history", snapshot), "default_lines": DEFAULT_LINES, "series": series}
 
 
-def compute_rank_evolution(snapshot: Mapping[str, Any] | None, history: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def compute_rank_evolution(snapshot: Snapshot | None, history: Sequence[Snapshot]) -> dict[str, Any]:
     """``series[i] = {"id", "title", "kind", "x", "dates", "max_rank", "models": [{"key",
     "name", "colour", "href", "latest_rank", "best_rank", "points": [{"date", "rank"}]}]}``:
     only keys ranked ``<= RANK_TOP`` on some date; every date of theirs is kept (a model that
@@ -279,82 +268,65 @@ def compute_dot_stacks(values: Sequence[float], width: float) -> list[tuple[int,
     return out
 
 
-def _arena_keys(snapshot: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Arena spelling -> (key, display name), by the race's rule: a spelling that is the only
-    Arena spelling of a known identity takes that identity and name; others stay themselves."""
-    index: dict[str, tuple[str, str]] = {}
-    for ident, info in (snapshot.get("models") or {}).items():
-        info = info if isinstance(info, Mapping) else {}
-        for s in [ident, *(info.get("spellings") or [])]:
-            if isinstance(s, str):
-                index.setdefault(s, (ident, str(info.get("name") or ident)))
-                index.setdefault(s.casefold(), (ident, str(info.get("name") or ident)))
-    arena = snapshot.get("arena") or {}
-    spellings = {m.get("model") for m in arena.get("models") or [] if isinstance(m, Mapping)}
-    spellings |= {m.get("model") for sl in arena.get("history") or [] if isinstance(sl, Mapping)
-                  for m in sl.get("models") or [] if isinstance(m, Mapping)}
-    hits = {sp: index.get(sp) or index.get(sp.casefold()) for sp in spellings if isinstance(sp, str)}
-    per_ident: dict[str, int] = {}
-    for h in hits.values():
-        if h is not None:
-            per_ident[h[0]] = per_ident.get(h[0], 0) + 1
-    return {sp: (h if h is not None and per_ident[h[0]] == 1 else (sp, sp)) for sp, h in hits.items()}
+def _arena_keys(snapshot: Snapshot) -> dict[str, tuple[str, str]]:
+    """Arena spelling -> (key, display name), by the race's rule (``builder.charts.race.arena_keys``)
+    over the spellings of the fit and of its history."""
+    arena = snapshot.arena
+    if arena is None:
+        return {}
+    spellings = {m.model for m in arena.models} | {m.model for sl in arena.history for m in sl.models}
+    return arena_keys(snapshot.models, spellings)[0]
 
 
-def compute_rating_spread(snapshot: Mapping[str, Any] | None) -> dict[str, Any]:
+def compute_rating_spread(snapshot: Snapshot | None) -> dict[str, Any]:
     """``arena`` = null | {"title", "unit", "ci", "n_battles", "models": [{"key", "name",
     "href", "colour", "rank", "rank_ub", "rating", "lower", "upper"}] (by rating, then name),
     "left_out": [{"name", "reason"}]}; ``boards[i]`` = {"id", "title", "unit", "width",
     "points": [{"identity", "name", "href", "rank", "score", "r", "partial", "bin", "stack"}]}
     (ranked rows by rank; ``width`` = the dot plot's bin width in score points)."""
-    snap = snapshot or {}
-    pages = page_identities(snap)
+    pages = page_identities(snapshot)
     arena_doc = None
-    arena = snap.get("arena")
-    if isinstance(arena, Mapping) and arena.get("models"):
-        keys = _arena_keys(snap)
-        models, left_out = [], []
-        for m in arena.get("models") or []:
-            if not isinstance(m, Mapping) or not isinstance(m.get("model"), str):
-                continue
-            key, name = keys.get(m["model"], (m["model"], m["model"]))
-            if m.get("component", 0) != 0:
+    arena = snapshot.arena if snapshot is not None else None
+    if snapshot is not None and arena is not None and arena.models:
+        keys = _arena_keys(snapshot)
+        models: list[dict[str, Any]] = []
+        left_out: list[dict[str, Any]] = []
+        for m in arena.models:
+            key, name = keys.get(m.model, (m.model, m.model))
+            if m.component != 0:
                 left_out.append({"name": name, "reason": "outside the largest connected set of battles: "
                                  "its rating is on another scale"})
                 continue
-            if not all(_finite(m.get(k)) for k in ("rating", "lower", "upper")):
+            if m.lower is None or m.upper is None:
                 left_out.append({"name": name, "reason": "no finite rating or interval"})
                 continue
             models.append({"key": key, "name": name, "href": _href(key, pages), "colour": colour_index(key),
-                           "rank": m.get("rank"), "rank_ub": m.get("rank_ub"), "rating": float(m["rating"]),
-                           "lower": float(m["lower"]), "upper": float(m["upper"])})
+                           "rank": m.rank, "rank_ub": m.rank_ub, "rating": m.rating,
+                           "lower": m.lower, "upper": m.upper})
         models.sort(key=lambda m: (-m["rating"], m["name"].casefold(), m["key"]))
-        method = arena.get("method") or {}
         arena_doc = {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT,
-                     "ci": method.get("ci", 0.95), "bootstrap": method.get("bootstrap"),
-                     "n_battles": arena.get("n_battles"), "models": models, "left_out": left_out}
+                     "ci": arena.method.ci, "bootstrap": arena.method.bootstrap,
+                     "n_battles": arena.n_battles, "models": models, "left_out": left_out}
     boards = []
-    for b in _boards(snap):
-        pts = []
-        for row in b.get("rows") or []:
-            ident, rank, score = row.get("identity"), row.get("rank"), row.get("score")
-            if not ident or not isinstance(rank, int) or isinstance(rank, bool) or not _finite(score):
+    for b in snapshot.boards if snapshot else ():
+        pts: list[dict[str, Any]] = []
+        for row in b.rows:
+            if row.rank is None:
                 continue
-            pts.append({"identity": str(ident), "name": str(row.get("model") or ident), "href": _href(str(ident), pages),
-                        "rank": rank, "score": score, "r": row.get("r") if _finite(row.get("r")) else None,
-                        "partial": bool(row.get("partial"))})
+            pts.append({"identity": row.identity, "name": row.model or row.identity,
+                        "href": _href(row.identity, pages), "rank": row.rank, "score": row.score, "r": row.r,
+                        "partial": row.partial})
         width = nice_bin_width(min((p["score"] for p in pts), default=0), max((p["score"] for p in pts), default=0))
-        for p, (bn, st) in zip(pts, compute_dot_stacks([p["score"] for p in pts], width)):
+        for p, (bn, st) in zip(pts, compute_dot_stacks([p["score"] for p in pts], width), strict=True):
             p["bin"], p["stack"] = bn, st
-        boards.append({"id": b["id"], "title": str(b.get("title") or b["id"]), "unit": SCORE_UNIT,
-                       "width": width, "points": pts})
-    return {**_head("spread", snap), "arena": arena_doc, "boards": boards}
+        boards.append({"id": b.id, "title": b.title or b.id, "unit": SCORE_UNIT, "width": width, "points": pts})
+    return {**_head("spread", snapshot), "arena": arena_doc, "boards": boards}
 
 
 # --------------------------------------------------------------------------- all, CSV
 
 
-def compute_chart_data(snapshot: Mapping[str, Any] | None, history: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def compute_chart_data(snapshot: Snapshot | None, history: Sequence[Snapshot]) -> dict[str, dict[str, Any]]:
     """Every chart document, keyed by kind (``KINDS``)."""
     return {
         "price-quality": compute_price_quality(snapshot),

@@ -146,7 +146,7 @@ def date_ticks(dates: Sequence[str], x: Callable[[str], float], gap: float = 78)
     """Dates to label, at least ``gap`` units apart along ``x``, the first and last kept."""
     if not dates:
         return []
-    last, out = dates[-1], []
+    last, out = dates[-1], list[str]()
     for d in dates:
         if (not out or x(d) - x(out[-1]) >= gap) and (d == last or x(last) - x(d) >= gap):
             out.append(d)
@@ -251,7 +251,8 @@ def render_price_quality_svg(board: Mapping[str, Any], root: str) -> Markup:
         mark = (f'<path class="mark {cls}{extra}" d="{symbol_path(shape, x(p["price"]), y(p["score"]))}" {fill} '
                 f'stroke="currentColor" stroke-width="2"><title>{escape(label)}</title></path>')
         if p.get("href"):
-            body.append(f'<a class="point-link" href="{escape(root + p["href"])}" aria-label="{escape(label)}">{mark}</a>')
+            body.append(f'<a class="point-link" href="{escape(root + p["href"])}" '
+                        f'aria-label="{escape(label)}">{mark}</a>')
         else:
             body.append(mark)
     body.append("</g>")
@@ -280,7 +281,8 @@ def _polyline(pts: Sequence[tuple[float, float]]) -> str:
 
 def history_domain(models: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
     """The value range of the lines drawn (intervals included), padded by 5%."""
-    vals = [v for m in models for p in m["points"] for v in (p["value"], p.get("lower"), p.get("upper")) if v is not None]
+    vals = [v for m in models for p in m["points"]
+            for v in (p["value"], p.get("lower"), p.get("upper")) if v is not None]
     if not vals:
         return 0.0, 1.0
     lo, hi = min(vals), max(vals)
@@ -317,7 +319,7 @@ def _end_labels(models: Sequence[Mapping[str, Any]], last: str, ypos: Callable[[
     ys = spread_labels([ypos(m) for m in ends], 13, top + 4, bottom)
     x = WIDTH - LINE["right"] + 8
     return [f'<text class="end-label s{m["colour"]}" x="{_f(x)}" y="{_f(yy + 4)}">{escape(short(m["name"]))}</text>'
-            for m, yy in zip(ends, ys)]
+            for m, yy in zip(ends, ys, strict=True)]
 
 
 def render_history_svg(series: Mapping[str, Any], keys: Sequence[str]) -> Markup:
@@ -340,7 +342,8 @@ def render_history_svg(series: Mapping[str, Any], keys: Sequence[str]) -> Markup
             body.append(f'<path class="band s{m["colour"]}" d="{d}" fill="currentColor" fill-opacity="0.18"/>')
     body.append('</g><g class="lines" aria-hidden="true">')
     for m in models:
-        body.append(f'<path class="line s{m["colour"]}" d="{_polyline([(x(p["date"]), y(p["value"])) for p in m["points"]])}" '
+        body.append(f'<path class="line s{m["colour"]}" '
+                    f'd="{_polyline([(x(p["date"]), y(p["value"])) for p in m["points"]])}" '
                     f'fill="none" stroke="currentColor" stroke-width="2"/>')
     body.append('</g><g class="marks">')
     for m in models:
@@ -382,13 +385,15 @@ def render_ranks_svg(series: Mapping[str, Any]) -> Markup:
                     _capital(series["x"]))
     body.append('<g class="lines" aria-hidden="true">')
     for m in series["models"]:
-        body.append(f'<path class="line s{m["colour"]}" d="{_polyline([(x(p["date"]), y(p["rank"])) for p in m["points"]])}" '
+        body.append(f'<path class="line s{m["colour"]}" '
+                    f'd="{_polyline([(x(p["date"]), y(p["rank"])) for p in m["points"]])}" '
                     f'fill="none" stroke="currentColor" stroke-width="2"/>')
     body.append('</g><g class="marks">')
     for m in series["models"]:
         for p in m["points"]:
             body.append(f'<circle class="mark s{m["colour"]}" cx="{_f(x(p["date"]))}" cy="{_f(y(p["rank"]))}" r="3.5" '
-                        f'fill="currentColor"><title>{escape(m["name"])}, {p["date"]}: rank {p["rank"]}</title></circle>')
+                        f'fill="currentColor"><title>{escape(m["name"])}, {p["date"]}: rank '
+                        f'{p["rank"]}</title></circle>')
     body.append("</g>")
     body += _end_labels(series["models"], dates[-1], lambda m: y(m["points"][-1]["rank"]), LINE["top"], bottom)
     label = (f"{series['title']}: ranks of the {len(series['models'])} models ever in the top 15, "
@@ -479,7 +484,8 @@ def render_dotplot_svg(board: Mapping[str, Any], root: str) -> Markup:
         circle = (f'<circle class="mark dot{" partial" if p["partial"] else ""}" cx="{_f(bx(p["bin"]))}" '
                   f'cy="{_f(sy(p["stack"]))}" r="{_f(DOT["r"])}" {fill} stroke="currentColor" stroke-width="1.5">'
                   f'<title>{escape(tip)}</title></circle>')
-        body.append(f'<a href="{escape(root + p["href"])}" aria-label="{escape(tip)}">{circle}</a>' if p.get("href") else circle)
+        link = f'<a href="{escape(root + p["href"])}" aria-label="{escape(tip)}">{circle}</a>'
+        body.append(link if p.get("href") else circle)
     body.append("</g>")
     body.append(f'<text class="axis-label" x="{DOT["left"] - 10}" y="{_f(DOT["top"] + 10)}" text-anchor="end" '
                 f'aria-hidden="true">models</text>')

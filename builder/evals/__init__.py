@@ -1,5 +1,5 @@
-"""Eval suites: per-task EvalRun scores aggregated into boards (seed 003) and the TKQR / ORA
-clarification metrics (seed 002).
+"""Eval suites: per-task EvalRun scores aggregated into boards (means with bootstrap CIs, win
+rates, paired differences) and the TKQR / ORA clarification metrics.
 
     io         read_eval_runs(paths) -> EvalRun records (JSONL / CSV / JSON), strict
     clarify    read_clarify_scores(paths) -> ClarifyScore; clarify_eval_runs -> EvalRun
@@ -7,5 +7,4 @@ clarification metrics (seed 002).
     aggregate  compute_eval_reports(runs) -> EvalReport per metric (means, CIs, win rates, pairs)
     report     markdown and JSON rendering, atomic writes
     section    compute_evals_section(suites, base) -> the snapshot's "evals" dict
-    commands   the ``modelboards evals`` click group
 """

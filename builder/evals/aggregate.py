@@ -1,4 +1,4 @@
-"""The leaderboard aggregator: per-task EvalRun records -> one board per metric (seed 003).
+"""The leaderboard aggregator: per-task EvalRun records -> one board per metric.
 
 For one metric, pivot the records into scores S (models x tasks) with a mask of the tasks
 each model has. Per model m with task set T_m and task weights w_t (1 unless weighted):
@@ -33,7 +33,7 @@ from builder.evals.bootstrap import bootstrap_means, percentile_ci, weighted_mea
 from builder.evals.io import check_eval_runs
 from builder.evals.records import EvalReport, EvalRun, LeaderboardRow, PairwiseRow
 
-AGGREGATE_ROUNDS = 500  # seed 003: the aggregator defaults to 500 rounds so demos and tests run fast
+AGGREGATE_ROUNDS = 500  # the aggregator's default: 500 bootstrap rounds, so demos and tests run fast
 AGGREGATE_ALPHA = 0.05
 
 
@@ -109,7 +109,8 @@ def compute_eval_reports(
     """One EvalReport per metric, in order of the metric's first appearance."""
     check_eval_runs(runs)
     return tuple(
-        compute_eval_report(runs, m, b=b, alpha=alpha, seed=seed, weighted=weighted, stratified=stratified, checked=True)
+        compute_eval_report(runs, m, b=b, alpha=alpha, seed=seed, weighted=weighted, stratified=stratified,
+                            checked=True)
         for m in metric_names(runs)
     )
 
@@ -234,6 +235,6 @@ def _pairwise(
     rows = []
     for a, c in pairs:
         diff, lo, hi, n = result[(a, c)]
-        significant = lo is not None and (lo > 0.0 or hi < 0.0)
+        significant = lo is not None and hi is not None and (lo > 0.0 or hi < 0.0)
         rows.append(PairwiseRow(sm.models[a], sm.models[c], diff, lo, hi, n, bool(significant)))
     return tuple(rows)

@@ -1,4 +1,4 @@
-"""Percentile bootstrap over tasks, vectorised over rounds and models (seed 003).
+"""Percentile bootstrap over tasks, vectorised over rounds and models.
 
 For a model with per-task scores s_1..s_n (proportions in [0, 1]) and task weights
 w_1..w_n (all 1 unless the suite is weighted), one bootstrap round draws n task ids with

@@ -1,4 +1,4 @@
-"""Clarification-quality metrics TKQR and ORA (seed 002), and their EvalRun records.
+"""Clarification-quality metrics TKQR (turn-discounted key question rate) and ORA, and their EvalRun records.
 
 A run record describes one coding task in which the model could ask clarifying questions
 before writing code. With K annotated key questions and R model responses (the last one

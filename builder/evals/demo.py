@@ -3,7 +3,7 @@
     python -m builder.evals.demo [OUT]      # default OUT: builder/data/demo/evals
 
 writes ``coding-suite.jsonl`` (EvalRun records) and ``clarify/<model>/batch-{1,2}.jsonl``
-(seed 002 run records). ``tests/test_evals_section.py`` checks the bundled files are exactly
+(clarification run records). ``tests/test_evals_section.py`` checks the bundled files are exactly
 what this module writes, so edit the generator, rerun it and commit both.
 
 Coding suite model: each demo model m has a skill theta_m and a per-category offset; each
@@ -14,7 +14,7 @@ Two smaller models skip a few tasks (time-outs), so their task counts are lower.
 
 Clarification runs: each task has K key questions (0-4). A model asks about
 K * eagerness_m + noise rounds; each round covers a new key question with probability
-precision_m while any remain. The records rotate through the formats seed 002 reads
+precision_m while any remain. The records rotate through every format ``read_clarify_scores`` reads
 (``turns``; ``qa_pairs`` + ``response_contents``; assistant ``messages``; ``id``).
 """
 
@@ -81,7 +81,7 @@ def make_coding_suite(seed: int = DEMO_SEED) -> list[dict[str, Any]]:
 
 
 def make_clarify_runs(seed: int = DEMO_SEED) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """``{model: {file name: [run record, ...]}}`` in seed 002's record format."""
+    """``{model: {file name: [run record, ...]}}`` in the clarification run record format."""
     rng = np.random.default_rng(seed + 2)
     keys = [int(k) for k in rng.choice([0, 1, 2, 2, 3, 3, 4], size=CLARIFY_TASKS)]
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}

@@ -160,8 +160,9 @@ def _csv_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         row_no += 1
         where = f"row {row_no} (line {reader.line_num})"
         if len(cells) != len(header):
-            raise UserError(f"{path}: {where}: {len(cells)} cells for {len(header)} columns ({_short(','.join(cells))})")
-        yield where, dict(zip(header, cells))
+            raise UserError(f"{path}: {where}: {len(cells)} cells for {len(header)} columns "
+                            f"({_short(','.join(cells))})")
+        yield where, dict(zip(header, cells, strict=True))
 
 
 def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:

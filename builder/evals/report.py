@@ -1,6 +1,6 @@
 """Rendering eval boards: the seed-003 markdown table, the pairwise table and the JSON report.
 
-The leaderboard table is the one a CI comment can paste (seed 003):
+The leaderboard table is one a CI comment can paste as it is:
 
     | Rank | Model | Mean | 95% CI | Win rate | Tasks |
 
@@ -11,8 +11,6 @@ model ids cut to 20 characters. The CI header follows ``alpha`` (0.05 -> "95% CI
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,9 +22,11 @@ from builder.evals.records import (
     LeaderboardRow,
     PairwiseRow,
 )
+from builder.util.formats import EVALS_REPORT_SCHEMA
+from builder.util.io import write_text_atomic
 
 MODEL_ID_WIDTH = 20
-REPORT_SCHEMA = "modelboards-evals-v1"
+REPORT_SCHEMA = EVALS_REPORT_SCHEMA
 
 
 def ci_label(alpha: float) -> str:
@@ -99,7 +99,7 @@ def render_clarify_json(
     reports: Sequence[EvalReport],
     inputs: Iterable[str | Path],
 ) -> dict[str, Any]:
-    """The JSON report of ``evals clarify``: seed 002's averages overall and per model, plus boards."""
+    """The JSON report of ``evals clarify``: the TKQR / ORA averages overall and per model, plus boards."""
     return {
         "schema": REPORT_SCHEMA,
         "inputs": [str(p) for p in inputs],
@@ -123,15 +123,7 @@ def write_text(path: str | Path, text: str) -> None:
     """Write atomically (temporary file in the same folder, then rename)."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, text)
     except OSError as exc:
         raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None
 

@@ -1,38 +1,38 @@
 """The snapshot's ``"evals"`` section: every suite configured in ``site.yml``, aggregated.
 
 ``compute_evals_section(suites, base)`` reads each suite's files (the only I/O here: no
-network, nothing written) and returns a JSON-able dict:
+network, nothing written) and returns the snapshot's typed ``Evals`` section
+(``builder.snapshot.models``): one ``EvalSuite`` per configured suite with
 
-    {"suites": [
-        {"id", "title", "kind" ("aggregate" | "clarify"), "description",
-         "metric":      the metric shown (suite.metric, else the first one found),
-         "metrics":     every metric found, in order of first appearance,
-         "n_tasks", "n_models", "categories" (sorted category names; may be empty),
-         "bootstrap", "alpha", "seed", "inputs" (paths as configured),
-         "rows":     [{model_id, mean_score, mean_ci_lo, mean_ci_hi, win_rate,
-                       tasks_completed, categories: {category: mean}}], best mean first,
-         "pairwise": [{model_a, model_b, diff, ci_lo, ci_hi, n_tasks, significant}],
-                     every pair, the higher-ranked model first (numbers None without
-                     common tasks),
-         "markdown": seed 003's table of "rows",
-         "boards":   {metric: {"n_tasks", "rows", "pairwise", "markdown"}} for every metric
-                     ("rows"/"pairwise"/"markdown" above are boards[metric]),
-         "clarify":  clarify suites only: {"overall": {...}, "models": {model: {...}}},
-                     seed 002's num_tasks, num_files, TKQR, ORA, avg_turns, avg_diff}
-     ]}
+    "id", "title", "kind" ("aggregate" | "clarify"), "description",
+    "metric":   the metric shown first (suite.metric, else the first one found),
+    "metrics":  every metric found, in order of first appearance,
+    "bootstrap", "alpha", "seed", "inputs" (paths as configured),
+    "boards":   {metric: {"n_tasks", "categories" (sorted; may be empty),
+                          "rows": [{model_id, mean_score, mean_ci_lo, mean_ci_hi, win_rate,
+                                    tasks_completed, categories: {category: mean}}], best mean first,
+                          "pairwise": [{model_a, model_b, diff, ci_lo, ci_hi, n_tasks, significant}],
+                                    every pair, the higher-ranked model first (numbers None
+                                    without common tasks),
+                          "markdown": the rows as the aggregator's markdown table}},
+    "clarify":  clarify suites: {"overall": {...}, "models": {model: {...}}} with num_tasks,
+                num_files, tkqr, ora, avg_turns, avg_diff; null for aggregate suites.
 
-Scores and CIs are on the metric's [0, 1] scale; win rates are shares in [0, 1]. The
-bootstrap uses the suite's ``bootstrap`` rounds and ``seed`` with alpha 0.05, so a
-snapshot is reproducible from its inputs.
+(``EvalSuite.rows``, ``.pairwise``, ``.markdown``, ``.n_tasks`` and ``.categories`` read the
+shown metric's board.) Scores and CIs are on the metric's [0, 1] scale; win rates are shares
+in [0, 1]. The bootstrap uses the suite's ``bootstrap`` rounds and ``seed`` with alpha 0.05,
+so a snapshot is reproducible from its inputs. ``include`` (a model id -> bool) leaves the
+other models' records out before aggregating, and a suite with no record left out entirely
+(the demo history keeps the models released by its day).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from builder.config import PACKAGE_DATA, EvalSuiteConfig
+from builder.config import EvalSuiteConfig, resolve_data_path
 from builder.errors import UserError
 from builder.evals.aggregate import AGGREGATE_ALPHA, compute_eval_reports
 from builder.evals.clarify import (
@@ -42,20 +42,11 @@ from builder.evals.clarify import (
     read_clarify_scores,
 )
 from builder.evals.io import FORMATS, read_eval_runs
+from builder.evals.records import ClarifySummary
 from builder.evals.report import render_markdown
+from builder.snapshot.models import Evals, EvalSuite
 
 SUITE_ALPHA = AGGREGATE_ALPHA
-
-
-def resolve_suite_path(path: str, base: Path | None) -> Path:
-    """Like ``SourceConfig.recorded_path``: absolute as is, else under ``base`` when it exists
-    there, else under the package's ``data/`` folder."""
-    p = Path(path)
-    if p.is_absolute():
-        return p
-    if base is not None and (base / p).exists():
-        return base / p
-    return PACKAGE_DATA / p
 
 
 def find_eval_files(paths: Sequence[Path]) -> list[Path]:
@@ -71,27 +62,44 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
-def compute_evals_section(suites: Sequence[EvalSuiteConfig], base: Path | None) -> dict[str, Any]:
-    """Aggregate every suite (in config order) into the snapshot's ``"evals"`` dict."""
-    return {"suites": [compute_suite_section(s, base) for s in suites]}
+def compute_evals_section(
+    suites: Sequence[EvalSuiteConfig], base: Path | None, include: Callable[[str], bool] | None = None
+) -> Evals:
+    """Aggregate every suite (in config order) into the snapshot's ``"evals"`` section."""
+    computed = [compute_suite_section(s, base, include) for s in suites]
+    return Evals(suites=tuple(s for s in computed if s is not None))
 
 
-def compute_suite_section(suite: EvalSuiteConfig, base: Path | None) -> dict[str, Any]:
-    """One suite's dict (see the module docstring). Raises UserError for bad files or metric."""
-    paths = [resolve_suite_path(p, base) for p in suite.paths]
+def _summary(s: ClarifySummary) -> dict[str, Any]:
+    return {"num_tasks": s.num_tasks, "num_files": s.num_files, "tkqr": s.tkqr, "ora": s.ora,
+            "avg_turns": s.avg_turns, "avg_diff": s.avg_diff}
+
+
+def compute_suite_section(
+    suite: EvalSuiteConfig, base: Path | None, include: Callable[[str], bool] | None = None
+) -> EvalSuite | None:
+    """One suite (see the module docstring); None when ``include`` leaves no record.
+
+    Raises UserError for bad files or metric, or a suite without records.
+    """
+    paths = [resolve_data_path(p, base) for p in suite.paths]
     clarify: dict[str, Any] | None = None
     if suite.kind == "clarify":
-        scores = read_clarify_scores(paths)
+        scores = [c for c in read_clarify_scores(paths) if include is None or include(c.model)]
+        if not scores and include is not None:
+            return None
         runs = clarify_eval_runs(scores)
         clarify = {
-            "overall": compute_clarify_summary(scores).to_json(),
-            "models": {m: s.to_json() for m, s in compute_clarify_summaries(scores).items()},
+            "overall": _summary(compute_clarify_summary(scores)),
+            "models": {m: _summary(s) for m, s in compute_clarify_summaries(scores).items()},
         }
     else:
         files = find_eval_files(paths)
         if not files:
             raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
-        runs = read_eval_runs(files)
+        runs = tuple(r for r in read_eval_runs(files) if include is None or include(r.model_id))
+        if not runs and include is not None:
+            return None
     if not runs:
         raise UserError(f"evals suite {suite.id!r}: no eval records in {', '.join(map(str, paths))}")
     if suite.bootstrap < 1:
@@ -111,7 +119,6 @@ def compute_suite_section(suite: EvalSuiteConfig, base: Path | None) -> dict[str
         }
         for r in reports
     }
-    shown = next(r for r in reports if r.metric == metric)
     out: dict[str, Any] = {
         "id": suite.id,
         "title": suite.title,
@@ -119,18 +126,11 @@ def compute_suite_section(suite: EvalSuiteConfig, base: Path | None) -> dict[str
         "description": suite.description,
         "metric": metric,
         "metrics": metrics,
-        "n_tasks": shown.n_tasks,
-        "n_models": len(shown.rows),
-        "categories": list(shown.categories),
         "bootstrap": suite.bootstrap,
         "alpha": SUITE_ALPHA,
         "seed": suite.seed,
         "inputs": list(suite.paths),
-        "rows": boards[metric]["rows"],
-        "pairwise": boards[metric]["pairwise"],
-        "markdown": boards[metric]["markdown"],
         "boards": boards,
+        "clarify": clarify,
     }
-    if clarify is not None:
-        out["clarify"] = clarify
-    return out
+    return EvalSuite.model_validate(out, strict=False)

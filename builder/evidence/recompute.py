@@ -170,15 +170,18 @@ def recompute_boards(be: dict, tally: Tally) -> None:
         calib[(c["feed"], c["release"])] = c
         if not c["used"]:
             continue
-        raws = {o["identity"]: o["raw"] for o in be["selected"] if o["feed"] == c["feed"] and o["release"] == c["release"]}
+        raws = {o["identity"]: o["raw"] for o in be["selected"]
+                if o["feed"] == c["feed"] and o["release"] == c["release"]}
         pairs = [(raws[k], arena_text[k]) for k in c["overlap"]]
         mu, sigma, alpha, beta = fit_calibration(pairs)
-        for label, pub, new in (("mu", c["mu"], mu), ("sigma", c["sigma"], sigma), ("alpha", c["alpha"], alpha), ("beta", c["beta"], beta)):
+        for label, pub, new in (("mu", c["mu"], mu), ("sigma", c["sigma"], sigma), ("alpha", c["alpha"], alpha),
+                                ("beta", c["beta"], beta)):
             tally.total["board calibration"] += 1
             if close(pub, new):
                 tally.ok["board calibration"] += 1
             else:
-                tally.misses.append(f"board calibration: {c['feed']} {c['release']} {label}: published {pub}, rebuilt {new}")
+                tally.misses.append(f"board calibration: {c['feed']} {c['release']} {label}: published {pub}, rebuilt "
+                                    f"{new}")
 
     usable: dict[str, list[dict]] = defaultdict(list)
     for o in obs:
@@ -191,7 +194,8 @@ def recompute_boards(be: dict, tally: Tally) -> None:
         if close(value, o["calibrated"]):
             tally.ok["board calibrated value"] += 1
         else:
-            tally.misses.append(f"board calibrated value: {o['identity']} {o['feed']}: published {o['calibrated']}, rebuilt {value}")
+            tally.misses.append(f"board calibrated value: {o['identity']} {o['feed']}: published {o['calibrated']}, "
+                                f"rebuilt {value}")
         usable[o["identity"]].append({**o, "value": value})
 
     feed_family = {feed: fam for fam, feeds in be["families"].items() for feed in feeds}
@@ -202,7 +206,7 @@ def recompute_boards(be: dict, tally: Tally) -> None:
             fams: dict[str, list[float]] = defaultdict(list)
             for o in usable.get(row["identity"], []):
                 fam = feed_family.get(o["feed"])
-                if fam in weights:
+                if fam is not None and fam in weights:
                     fams[fam].append(o["value"])
             means = {f: sum(v) / len(v) for f, v in fams.items()}
             for f, pub in row["families"].items():
@@ -210,7 +214,8 @@ def recompute_boards(be: dict, tally: Tally) -> None:
                 if f in means and close(pub, means[f]):
                     tally.ok["board family mean"] += 1
                 else:
-                    tally.misses.append(f"board family mean: {board['id']} {row['identity']} {f}: published {pub}, rebuilt {means.get(f)}")
+                    tally.misses.append(f"board family mean: {board['id']} {row['identity']} {f}: published {pub}, "
+                                        f"rebuilt {means.get(f)}")
             den = sum(weights[f] for f in means)
             r = sum(weights[f] * means[f] for f in means) / den if den else None
             rebuilt_r[row["identity"]] = r
@@ -219,11 +224,13 @@ def recompute_boards(be: dict, tally: Tally) -> None:
                 tally.ok["board R"] += 1
             else:
                 tally.misses.append(f"board R: {board['id']} {row['identity']}: published {row['r']}, rebuilt {r}")
-            tally.check("board displayed score", f"{board['id']} {row['identity']}", row["score"], round(r) if r is not None else None, 0)
+            tally.check("board displayed score", f"{board['id']} {row['identity']}", row["score"],
+                        round(r) if r is not None else None, 0)
         ranked = [row for row in board["rows"] if row["rank"] is not None]
         for row in ranked:
             r = rebuilt_r[row["identity"]]
-            rank = 1 + sum(1 for o in ranked if rebuilt_r[o["identity"]] is not None and r is not None and rebuilt_r[o["identity"]] > r)
+            above = [rebuilt_r[o["identity"]] for o in ranked]
+            rank = 1 + sum(1 for x in above if x is not None and r is not None and x > r)
             tally.check("board rank", f"{board['id']} {row['identity']}", row["rank"], rank, 0)
         published = [row["identity"] for row in ranked]
         order = sorted(ranked, key=lambda row: (-(rebuilt_r[row["identity"]] or -math.inf), row["model"]))

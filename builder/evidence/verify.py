@@ -1,7 +1,9 @@
 """Run the site's own ``recompute.py`` on its export, as a reader would.
 
 The script runs in a fresh interpreter with ``-I -S`` (isolated, no site-packages), which
-also proves it needs nothing beyond the standard library.
+also proves it needs nothing beyond the standard library. Before it runs, every snapshot the
+site publishes (``data/snapshots/<date>.json``) must load under the snapshot schema: a broken
+one is one ``UserError`` line naming the file and the JSON path of the problem.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import UserError
+from builder.snapshot import list_snapshots, load_snapshot
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,8 @@ def verify_site(site_dir: Path) -> VerifyResult:
     script = data / "recompute.py"
     if not script.is_file():
         raise UserError(f"{script}: no recompute script (is {site_dir} a built ModelBoards site?)")
+    for path in list_snapshots(data / "snapshots"):
+        load_snapshot(path)
     proc = subprocess.run(
         [sys.executable, "-I", "-S", str(script), str(data)],
         capture_output=True, text=True, timeout=600,

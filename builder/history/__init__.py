@@ -1,6 +1,7 @@
-"""Ranking history: the demo backfill of dated snapshots and the bar-chart race built from them.
+"""Ranking history: the demo backfill of dated snapshots.
 
     backfill.py  dated variants of the bundled payloads, scored day by day -> snapshots/
-    race.py      snapshots -> race frames (JSON downloads) and the race page
-    commands.py  ``modelboards backfill``
+
+The race built from the snapshots is ``builder.charts.race`` (data) and
+``builder.render.pages.race`` (page); ``modelboards backfill`` is in ``builder.cli.site``.
 """

@@ -23,13 +23,14 @@ variant keeps only what existed on D:
   are used as published (the demo assumes prices stood still), minus unreleased models;
 - each source is dated no later than D, and its fetch is "ok" at D 12:45 UTC;
 - the Arena section is fitted on the battles on or before D between released models;
-- the operator's eval files carry no dates, so the history leaves ``evals`` empty (null)
-  rather than show results for models not yet released.
+- the operator's eval files carry no dates: each suite is aggregated over the models
+  released by D only (a suite with none is left out; no suite left: ``evals`` is null).
 
-Each day is scored by the real build's ``compute_snapshot`` (now = D 12:45 UTC, previous =
-the snapshot generated for the date before, so movement works), then given the Arena and
-Capability Index sections the way ``builder.pipeline.compute_full_snapshot`` adds them.
-Every snapshot says ``"demo": true`` and carries a ``"backfill"`` entry describing the above.
+Each day is scored by the real build's ``builder.scoring.boards.compute_snapshot`` (now =
+D 12:45 UTC, previous = the snapshot generated for the date before, so movement works),
+given the day's Arena and eval-suite sections and the ``backfill`` entry describing the
+above; it assembles the snapshot exactly as ``builder.pipeline.compute_full_snapshot`` does.
+Every snapshot says ``"demo": true``.
 
 Regenerate the committed history (whenever the snapshot schema or method changes) with::
 
@@ -42,7 +43,7 @@ import hashlib
 import logging
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -59,6 +60,7 @@ from builder.records import (
     Payload,
     Price,
 )
+from builder.snapshot.models import Arena, Backfill, Evals, LmarenaDrift, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +272,7 @@ def compute_variant(sources: Mapping[str, DemoSource], cfg: SiteConfig, day: dat
 
 def compute_arena_variant(
     battles_path: Path, cfg: SiteConfig, day: date, releases: Mapping[str, date]
-) -> dict[str, Any] | None:
+) -> Arena | None:
     """The Arena section fitted on the votes on or before ``day`` between released models.
 
     None when no vote is left. The votes are cut into a temporary JSON Lines file with the
@@ -288,7 +290,7 @@ def compute_arena_variant(
     battles = read_battles(battles_path, BattleFilters(anony_only=cfg.arena.anony_only, max_date=day))
     ok_model = [_released(identity_of(m, cfg.folding, cfg.aliases), releases, day) for m in battles.models]
 
-    def rows():
+    def rows() -> Iterator[dict[str, Any]]:
         for k in range(len(battles)):
             a, b = int(battles.model_a[k]), int(battles.model_b[k])
             if not (ok_model[a] and ok_model[b]):
@@ -306,39 +308,54 @@ def compute_arena_variant(
         return compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
 
 
+def compute_evals_variant(cfg: SiteConfig, base: Path, day: date, releases: Mapping[str, date]) -> Evals | None:
+    """The eval suites over the models released by ``day`` (model ids folded to identities)."""
+    if not cfg.evals:
+        return None
+    from builder.evals.section import compute_evals_section
+    from builder.identity import identity_of
+
+    def released(model_id: str) -> bool:
+        return _released(identity_of(model_id, cfg.folding, cfg.aliases), releases, day)
+
+    evals = compute_evals_section(cfg.evals, base, include=released)
+    return evals if evals.suites else None
+
+
+def backfill_entry(sources: Mapping[str, DemoSource]) -> Backfill:
+    """The ``backfill`` entry every demo-history snapshot carries (the rules above, in short)."""
+    lmarena = [s for s in sources.values() if s.kind == "lmarena"]
+    return Backfill(
+        command=BACKFILL_COMMAND,
+        demo=True,
+        rules="dated variant of the bundled demo payloads: rows dated after this day dropped, "
+              "LiveBench's newest release not after it, models released after it removed from every "
+              "source (Arena battles and eval suites included)",
+        lmarena_drift=LmarenaDrift(
+            formula="rating = final + points * u * clamp((final_date - date) / days, 0, 1), "
+                    "u = 2 * int(sha256(feed|spelling)[:8], 16) / 2**32 - 1",
+            points=DRIFT_POINTS,
+            days=DRIFT_DAYS,
+            final_date=lmarena[0].payload_date.isoformat() if lmarena else None,
+            note="invented for the demo: the LMArena file carries no dates",
+        ),
+    )
+
+
 def compute_day_snapshot(
-    sources: Mapping[str, DemoSource], cfg: SiteConfig, base: Path, day: date, previous: dict | None
-) -> dict[str, Any]:
-    """One backfilled day: the variant scored by ``compute_snapshot``, plus Arena and index."""
-    from builder.pipeline import resolve_data_path
+    sources: Mapping[str, DemoSource], cfg: SiteConfig, base: Path, day: date, previous: Snapshot | None
+) -> Snapshot:
+    """One backfilled day: the variant scored and assembled by ``compute_snapshot``."""
+    from builder.config import resolve_data_path
     from builder.scoring.boards import compute_snapshot
 
     inputs, releases = compute_variant(sources, cfg, day)
-    snapshot = compute_snapshot(inputs, cfg, build_time_of(day), previous)
-    snapshot["demo"] = True
+    arena = None
     if cfg.arena.enabled and cfg.arena.battles:
-        snapshot["arena"] = compute_arena_variant(resolve_data_path(cfg.arena.battles, base), cfg, day, releases)
-    if cfg.index.enabled:
-        from builder.scoring.index import compute_index_section
-
-        snapshot["index"] = compute_index_section(snapshot, cfg.index)
-    lmarena = [s for s in sources.values() if s.kind == "lmarena"]
-    snapshot["backfill"] = {
-        "command": BACKFILL_COMMAND,
-        "demo": True,
-        "rules": "dated variant of the bundled demo payloads: rows dated after this day dropped, "
-                 "LiveBench's newest release not after it, models released after it removed from every "
-                 "source (Arena battles included), eval suites left out (undated)",
-        "lmarena_drift": {
-            "formula": "rating = final + points * u * clamp((final_date - date) / days, 0, 1), "
-                       "u = 2 * int(sha256(feed|spelling)[:8], 16) / 2**32 - 1",
-            "points": DRIFT_POINTS,
-            "days": DRIFT_DAYS,
-            "final_date": lmarena[0].payload_date.isoformat() if lmarena else None,
-            "note": "invented for the demo: the LMArena file carries no dates",
-        },
-    }
-    return snapshot
+        arena = compute_arena_variant(resolve_data_path(cfg.arena.battles, base), cfg, day, releases)
+    return compute_snapshot(inputs, cfg, build_time_of(day), previous, arena=arena,
+                            evals=compute_evals_variant(cfg, base, day, releases), demo=True,
+                            backfill=backfill_entry(sources))
 
 
 # --------------------------------------------------------------------------- command body
@@ -357,7 +374,8 @@ def write_demo_history(
 
     days = sorted(set(days))
     snapshots_dir = Path(snapshots_dir)
-    existing = [snapshots_dir / f"{d.isoformat()}.json" for d in days if (snapshots_dir / f"{d.isoformat()}.json").exists()]
+    targets = [snapshots_dir / f"{d.isoformat()}.json" for d in days]
+    existing = [p for p in targets if p.exists()]
     if existing and not force:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         raise UserError(f"{existing[0]}: snapshot already exists{more}; pass --force to replace")
@@ -365,21 +383,13 @@ def write_demo_history(
     if not sources:
         raise UserError("backfill: no enabled source has a recorded (bundled) payload")
     # gather everything, then write: a failure on a later day leaves the folder untouched
-    snaps: list[dict[str, Any]] = []
+    snaps: list[Snapshot] = []
     previous = previous_snapshot(snapshots_dir, days[0]) if days else None
     for d in days:
         snap = compute_day_snapshot(sources, cfg, base, d, previous)
         snaps.append(snap)
         previous = snap
-    written = []
-    for snap, path in zip(snaps, [snapshots_dir / f"{d.isoformat()}.json" for d in days]):
-        if force and path.exists():
-            path.unlink()
-            result = write_snapshot(snap, snapshots_dir)
-            written.append((result[0], "replaced"))
-        else:
-            written.append(write_snapshot(snap, snapshots_dir))
-    return written
+    return [write_snapshot(snap, snapshots_dir, replace=force) for snap in snaps]
 
 
 __all__ = [
@@ -389,7 +399,9 @@ __all__ = [
     "build_time_of",
     "compute_arena_variant",
     "compute_backfill_dates",
+    "backfill_entry",
     "compute_day_snapshot",
+    "compute_evals_variant",
     "compute_release_dates",
     "compute_variant",
     "drift_observation",

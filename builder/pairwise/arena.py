@@ -34,11 +34,14 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                   "mae": 0.021,               # over all rated pairs with >= min_pair_battles
                   "pairs_used": 310},
       "history": [{"date": "2026-05-03", "n_battles": 468,
-                   "models": [{"model", "rating", "rank", "elo", "lower"?, "upper"?}]}],
+                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}],
       "style": {...} | null,                  # the style-controlled view (builder.pairwise.arena_style),
                                               # null when no battle carries usable conv_metadata
       "default_view": "plain" | "style"       # which view the Arena page opens with
     }
+
+The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
+history bootstrap; lists as tuples).
 """
 
 from __future__ import annotations
@@ -67,8 +70,10 @@ from builder.pairwise.winrate import (
     compute_predicted_winrates,
     compute_winrate_mae,
 )
+from builder.snapshot.models import Arena
+from builder.util.formats import ARENA_TABLE_COLUMNS
 
-TABLE_COLUMNS = ("model", "rating", "median", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate")
+TABLE_COLUMNS = ARENA_TABLE_COLUMNS
 
 
 def _num(x: float, digits: int = 2) -> float | None:
@@ -125,7 +130,8 @@ def fit_rating_table(
         rating = elo.ratings.copy()
         rating[n_played == 0] = np.nan
         component = np.where(n_played > 0, 0, -1)
-        info.update(components=(tuple(m for m, p in zip(battles.models, n_played) if p > 0),), unrated=())
+        played = tuple(m for m, p in zip(battles.models, n_played, strict=True) if p > 0)
+        info.update(components=(played,), unrated=())
         if bootstrap > 0:
             samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k)
             lower, median, upper = quantiles(samples, [0.025, 0.5, 0.975])
@@ -164,7 +170,7 @@ def compute_arena_section(
     *,
     history_bootstrap: int = 0,
     workers: int | None = None,
-) -> dict[str, Any]:
+) -> Arena:
     """The snapshot's ``"arena"`` section (see the module docstring) for one battles file.
 
     Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
@@ -231,7 +237,7 @@ def compute_arena_section(
     style = compute_style_view(battles_path, battles, cfg, rows) if cfg.style_control else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
-    return section
+    return Arena.model_validate(section, strict=False)
 
 
 def compute_style_view(battles_path: Path, battles: Battles, cfg: ArenaConfig,
@@ -292,9 +298,9 @@ def _history_section(battles: Battles, cfg: ArenaConfig, bootstrap: int, workers
                 "rank": int(s.ranks[k]),
                 "elo": _num(s.elo[k]),
             }
-            if s.lower is not None and s.upper is not None:
-                entry["lower"] = _num(s.lower[k])
-                entry["upper"] = _num(s.upper[k])
+            bounded = s.lower is not None and s.upper is not None
+            entry["lower"] = _num(s.lower[k]) if bounded and s.lower is not None else None
+            entry["upper"] = _num(s.upper[k]) if bounded and s.upper is not None else None
             models.append(entry)
         out.append({"date": s.date.isoformat(), "n_battles": s.n_battles, "models": models})
     return out

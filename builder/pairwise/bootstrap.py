@@ -26,10 +26,12 @@ counted within the model's connected component.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import math
 import multiprocessing as mp
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -111,7 +113,7 @@ def bootstrap_bt(
     return BTBootstrap(counts.models, samples, median, lower, upper, rounds, seed, ci, degenerate)
 
 
-def _mp_context():
+def _mp_context() -> mp.context.BaseContext | None:
     # fork shares the imported modules; elsewhere the default start method still works.
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
 
@@ -146,17 +148,16 @@ class _Job:
     weights: np.ndarray | None = None  # per pair: the weighted likelihood's weights (None: 1)
 
 
-def _one_blas_thread():
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     """A context that keeps BLAS/LAPACK to one thread: each round solves a small system, and
     with a thread pool per worker process the pools spin against each other (10x slower on
     2 cores). threadpoolctl is optional; without it the rounds still run, just unpinned."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        import contextlib
-
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    limits: contextlib.AbstractContextManager[Any] = threadpool_limits(limits=1, user_api="blas")
+    return limits
 
 
 def _run_rounds(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[np.ndarray, int]:
@@ -173,7 +174,7 @@ class _Group:
     li: np.ndarray  # local codes of those pairs' two sides
     lj: np.ndarray
     start: np.ndarray  # point estimate, log-base-odds units, gauge start[-1] = 0
-    factor: tuple | None  # Cholesky factor of the point fit's Hessian (last coordinate fixed)
+    factor: tuple[np.ndarray, bool] | None  # Cholesky factor of the point fit's Hessian (last coordinate fixed)
 
 
 def _prepare_group(job: _Job, members: np.ndarray, c: float) -> _Group:
@@ -240,7 +241,8 @@ def _run_rounds_inner(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[n
     return out, degenerate
 
 
-def _refit_prepared(job: _Job, g: _Group, wi, wj, t, c, ratings) -> None:
+def _refit_prepared(job: _Job, g: _Group, wi: np.ndarray, wj: np.ndarray, t: np.ndarray, c: float,
+                    ratings: np.ndarray) -> None:
     """Refit a group whose graph is unchanged: chord iterations with the point fit's Hessian.
 
     A resample moves the Hessian by a few percent, so reusing the point fit's Cholesky
@@ -278,7 +280,7 @@ def _refit_prepared(job: _Job, g: _Group, wi, wj, t, c, ratings) -> None:
     ratings[g.members] = r - r.mean() + job.point[g.members].mean()
 
 
-def _groups_still_strong(job: _Job, groups: list[np.ndarray], wi, wj, t) -> bool:
+def _groups_still_strong(job: _Job, groups: list[np.ndarray], wi: np.ndarray, wj: np.ndarray, t: np.ndarray) -> bool:
     fwd = (wi + t) > 0
     bwd = (wj + t) > 0
     src = np.concatenate([job.i[fwd], job.j[bwd]])
@@ -294,7 +296,8 @@ def _groups_still_strong(job: _Job, groups: list[np.ndarray], wi, wj, t) -> bool
     return True
 
 
-def _fit_group(job: _Job, members: np.ndarray, wi, wj, t, start, c, ratings) -> None:
+def _fit_group(job: _Job, members: np.ndarray, wi: np.ndarray, wj: np.ndarray, t: np.ndarray, start: np.ndarray,
+               c: float, ratings: np.ndarray) -> None:
     """Refit one strongly connected group and centre it on the point fit's mean over it."""
     if members.size == 1:
         ratings[members] = job.point[members]
@@ -304,12 +307,14 @@ def _fit_group(job: _Job, members: np.ndarray, wi, wj, t, start, c, ratings) -> 
     li, lj = local[job.i], local[job.j]
     tot = wi + wj + t
     sel = (li >= 0) & (lj >= 0) & (tot > 0)
-    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members], tol=_ROUND_TOL)
+    beta, _ = newton_bt(members.size, li[sel], lj[sel], (wi + 0.5 * t)[sel], tot[sel], c, start[members],
+                        tol=_ROUND_TOL)
     r = job.scale * beta
     ratings[members] = r - r.mean() + job.point[members].mean()
 
 
-def _fit_changed(job: _Job, wi, wj, t, start, c, ratings) -> int:
+def _fit_changed(job: _Job, wi: np.ndarray, wj: np.ndarray, t: np.ndarray, start: np.ndarray, c: float,
+                 ratings: np.ndarray) -> int:
     """A resample whose graph structure differs from the point fit's. Returns 1 if degenerate."""
     st = analyse_graph(job.n, job.i, job.j, wi, wj, t)
     for main in st.main:
@@ -329,7 +334,8 @@ def point_ranks(ratings: np.ndarray, component: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def ranks_with_uncertainty(lower: np.ndarray, upper: np.ndarray, component: np.ndarray, rated: np.ndarray) -> np.ndarray:
+def ranks_with_uncertainty(lower: np.ndarray, upper: np.ndarray, component: np.ndarray,
+                           rated: np.ndarray) -> np.ndarray:
     """rank_ub = 1 + #models of the same component whose lower bound exceeds this upper bound."""
     ranks = np.zeros(lower.size, dtype=np.int64)
     for k in np.unique(component[rated]):

@@ -76,7 +76,8 @@ class PairCounts:
         return round(float(self.wins_i.sum() + self.wins_j.sum() + self.ties.sum()))
 
     def totals(self) -> np.ndarray:
-        return self.wins_i + self.wins_j + self.ties
+        total: np.ndarray = self.wins_i + self.wins_j + self.ties
+        return total
 
     def per_model(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(battles, wins, ties) per model, shape (n_models,) each; wins exclude ties."""
@@ -86,8 +87,6 @@ class PairCounts:
         ties = np.bincount(self.i, self.ties, n) + np.bincount(self.j, self.ties, n)
         return battles, wins, ties
 
-    def with_counts(self, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> PairCounts:
-        return PairCounts(self.models, self.i, self.j, wins_i, wins_j, ties)
 
 
 _COUNT_CHUNK = 1 << 20  # battles per bincount pass: bounds the int64 temporaries to ~40 MB
@@ -105,14 +104,14 @@ def count_pairs(battles: Battles, rows: np.ndarray | None = None) -> PairCounts:
         for s in range(0, a.shape[0], _COUNT_CHUNK):
             keys, cell = pair_cells(a[s : s + _COUNT_CHUNK], b[s : s + _COUNT_CHUNK], o[s : s + _COUNT_CHUNK], n)
             flat += np.bincount(keys * 3 + cell, minlength=n * n * 3)
-        flat = flat.reshape(n * n, 3)
-        uniq = np.flatnonzero(flat.sum(axis=1))
-        flat = flat[uniq]
+        cells = flat.reshape(n * n, 3)
+        uniq = np.flatnonzero(cells.sum(axis=1))
+        cells = cells[uniq]
     else:
         keys, cell = pair_cells(a, b, o, n)
         uniq, inv = np.unique(keys, return_inverse=True)
-        flat = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
-    return PairCounts(battles.models, uniq // n, uniq % n, flat[:, 0].copy(), flat[:, 1].copy(), flat[:, 2].copy())
+        cells = np.bincount(inv * 3 + cell, minlength=uniq.size * 3).astype(np.float64).reshape(uniq.size, 3)
+    return PairCounts(battles.models, uniq // n, uniq % n, cells[:, 0].copy(), cells[:, 1].copy(), cells[:, 2].copy())
 
 
 def pair_cells(a: np.ndarray, b: np.ndarray, o: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +161,8 @@ class Structure:
     unrated: tuple[tuple[np.ndarray, str], ...]  # (codes, position) with position in above/below/between
 
 
-def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins_j: np.ndarray, ties: np.ndarray) -> Structure:
+def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins_j: np.ndarray,
+                  ties: np.ndarray) -> Structure:
     """Components of the battle graph (most battles first) and the strongly connected
     structure of each.
 
@@ -278,13 +278,14 @@ def fit_bt(
     """
     n = counts.n_models
     st = analyse_graph(n, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
-    unrated = tuple(Unrated(tuple(counts.models[k] for k in codes), describe_unrated(counts, codes)) for codes, _ in st.unrated)
+    unrated = tuple(Unrated(tuple(counts.models[k] for k in codes), describe_unrated(counts, codes)) for codes,
+                    _ in st.unrated)
     if unrated and on_unidentifiable == "raise":
         raise NoFiniteRating(unrated)
     ratings = np.full(n, np.nan)
     component = np.full(n, -1, dtype=np.int64)
     iterations = 0
-    for c, (members, main) in enumerate(zip(st.components, st.main)):
+    for c, (members, main) in enumerate(zip(st.components, st.main, strict=True)):
         component[members] = c
         beta, its = solve_group(counts, main, scale=scale, base=base)
         iterations = max(iterations, its)

@@ -31,13 +31,18 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 from numba import njit
 
 from builder.pairwise.battles import OUTCOMES, TIE, TIE_BOTHBAD, WIN_A, WIN_B, Battles
+
+T = TypeVar("T")
+Three = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 K = 4.0
 INIT = 1000.0
@@ -59,7 +64,8 @@ class EloResult:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _elo_updates(a, b, outcome, ratings, gain, k, c, start, stop):  # pragma: no cover - compiled
+def _elo_updates(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, ratings: np.ndarray, gain: np.ndarray,
+                 k: float, c: float, start: int, stop: int) -> None:  # pragma: no cover - compiled
     """Apply battles ``start`` to ``stop - 1`` to ``ratings`` in place.
 
     ``a``, ``b``: uint32 model codes; ``outcome``: uint8 codes; ``gain[o]`` = k * S_A.
@@ -78,7 +84,7 @@ def _elo_updates(a, b, outcome, ratings, gain, k, c, start, stop):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
-def _elo_tally(a, b, outcome, n_models):  # pragma: no cover - compiled
+def _elo_tally(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int) -> np.ndarray:  # pragma: no cover
     """Battles per model, side and outcome: ``tally[m, o]`` as side A, ``tally[m, 4 + o]``
     as side B; shape (n_models, 8). Two increments a battle, not six counters."""
     tally = np.zeros((n_models, 2 * len(OUTCOMES)), dtype=np.int64)
@@ -89,7 +95,7 @@ def _elo_tally(a, b, outcome, n_models):  # pragma: no cover - compiled
     return tally
 
 
-def _elo_counts(a, b, outcome, n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _elo_counts(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int) -> Three:
     """Battles played, won (ties excluded) and tied per model, shape (n_models,) each."""
     tally = _elo_tally(a, b, outcome, n_models)
     matches = tally.sum(axis=1)
@@ -98,7 +104,7 @@ def _elo_counts(a, b, outcome, n_models: int) -> tuple[np.ndarray, np.ndarray, n
     return matches, wins, ties
 
 
-def _codes(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray):
+def _codes(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray) -> Three:
     """Contiguous unsigned views of the codes, checked: the compiled loops index unchecked."""
     a = np.ascontiguousarray(a, dtype=np.int32).view(np.uint32)
     b = np.ascontiguousarray(b, dtype=np.int32).view(np.uint32)
@@ -117,7 +123,8 @@ def _marks(marks: np.ndarray | None, n: int) -> np.ndarray:
     return mk
 
 
-def _ratings(a, b, o, n_models: int, marks: np.ndarray, k: float, init: float, c: float):
+def _ratings(a: np.ndarray, b: np.ndarray, o: np.ndarray, n_models: int, marks: np.ndarray, k: float, init: float,
+             c: float) -> tuple[np.ndarray, np.ndarray]:
     """Ratings after every battle, and after the first ``marks[m]`` of them."""
     ratings = np.full(n_models, init)
     gain = np.array([k * 1.0, k * 0.0, k * 0.5, k * 0.5])  # k * S_A per outcome code
@@ -131,16 +138,20 @@ def _ratings(a, b, o, n_models: int, marks: np.ndarray, k: float, init: float, c
     return ratings, snaps
 
 
-def _side_work(battles: Battles | None, a, b, o, n_models: int, counts: bool):
+SideWork = tuple[bool, Three | None]
+
+
+def _side_work(battles: Battles | None, a: np.ndarray, b: np.ndarray, o: np.ndarray, n_models: int,
+               counts: bool) -> SideWork:
     """What needs no ratings: whether ``battles`` are in time order (True when not asked),
     and the counters (None when not asked)."""
     in_order = battles.in_time_order() if battles is not None else True
     return in_order, (_elo_counts(a, b, o, n_models) if counts else None)
 
 
-def _on_thread(fn, *args) -> Future:
+def _on_thread(fn: Callable[..., T], *args: Any) -> Future[T]:
     """``fn(*args)`` on a thread of its own (the compiled loops release the GIL)."""
-    future: Future = Future()
+    future: Future[T] = Future()
 
     def run() -> None:
         try:
@@ -152,9 +163,9 @@ def _on_thread(fn, *args) -> Future:
     return future
 
 
-def _now(fn, *args) -> Future:
+def _now(fn: Callable[..., T], *args: Any) -> Future[T]:
     """``fn(*args)`` on this thread, as a finished Future."""
-    future: Future = Future()
+    future: Future[T] = Future()
     future.set_result(fn(*args))
     return future
 
@@ -186,7 +197,7 @@ def _run(
     if not side.done() or side.result()[0]:
         ratings, snaps = _ratings(a, b, o, n_models, mk, k, init, c)
     in_order, counted = side.result()
-    if not in_order:
+    if not in_order and battles is not None:
         order = battles.chronological()
         ratings, snaps = _ratings(a[order], b[order], o[order], n_models, mk, k, init, c)
     empty = np.zeros(0, dtype=np.int64)
@@ -250,7 +261,7 @@ def online_elo_python(
     wins: dict[str, int] = {}
     ties: dict[str, int] = {}
     c = math.log2(base) / scale
-    for ma, mb, w in zip(model_a, model_b, winner):
+    for ma, mb, w in zip(model_a, model_b, winner, strict=True):
         for m in (ma, mb):
             if m not in ratings:
                 ratings[m] = init

@@ -82,7 +82,7 @@ def period_last_day(p: int, period: Period) -> dt.date:
         return _EPOCH + dt.timedelta(days=p)
     if period == "week":
         return _EPOCH + dt.timedelta(days=7 * p - 3 + 6)
-    first_next = np.datetime64(p + 1, "M").astype("datetime64[D]").astype(object)
+    first_next: dt.date = np.datetime64(p + 1, "M").astype("datetime64[D]").astype(object)
     return first_next - dt.timedelta(days=1)
 
 
@@ -138,7 +138,7 @@ def compute_history(
     if workers is None:
         work = len(tasks) * (n_cells + n * n) * (1 + bootstrap)
         workers = (os.cpu_count() or 1) if work > 2_000_000 and len(tasks) > 2 else 1
-    results: dict[int, tuple] = {}
+    results: dict[int, SliceFit] = {}
     if workers <= 1:
         for k, snap in tasks:
             results[k] = _fit_slice(job, snap, seeds[k])
@@ -149,9 +149,11 @@ def compute_history(
                 results[futures[fut]] = fut.result()
 
     slices: list[HistorySlice] = []
-    current = None
+    current: SliceFit | None = None
     for k, end in enumerate(ends):
         current = results.get(k, current)
+        if current is None:
+            raise AssertionError(f"history slice {k} has no fit (the first slice always has one)")
         ratings, lower, upper, ranks, component, played = current
         day = min(period_last_day(first + k, period), last_day)
         elo_k_ratings = np.where(played, elo.snapshots[k], np.nan)
@@ -170,12 +172,16 @@ class _SliceJob:
     bootstrap: int
 
 
-def _fit_slice(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence):
+SliceFit = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]
+"(ratings, lower, upper, ranks, component, played) of one history slice."
+
+
+def _fit_slice(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence) -> SliceFit:
     with _one_blas_thread():
         return _fit_slice_inner(job, flat, seed)
 
 
-def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence):
+def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence) -> SliceFit:
     c = flat.reshape(-1, 3)
     counts = PairCounts(job.models, job.i, job.j, c[:, 0].copy(), c[:, 1].copy(), c[:, 2].copy())
     fit = fit_bt(counts, scale=job.scale, base=job.base, init=job.init, on_unidentifiable="drop")

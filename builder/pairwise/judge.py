@@ -66,7 +66,8 @@ class Endpoint:
         """The API key from the environment; ``UserError`` when unset or empty."""
         value = os.environ.get(self.key_env, "").strip()
         if not value:
-            raise UserError(f"judge: environment variable {self.key_env} is not set (API key for {self.api} at {self.base_url})")
+            raise UserError(f"judge: environment variable {self.key_env} is not set (API key for {self.api} at "
+                            f"{self.base_url})")
         return value
 
 
@@ -100,7 +101,8 @@ class ChatClient:
             headers = {"authorization": f"Bearer {self._key}"}
         else:
             url = f"{ep.base_url}/messages"
-            body = {"model": model, "max_tokens": max_tokens, "messages": [{"role": "user", "content": user}], "temperature": 0}
+            body = {"model": model, "max_tokens": max_tokens, "messages": [{"role": "user", "content": user}],
+                    "temperature": 0}
             if system:
                 body["system"] = system
             headers = {"x-api-key": self._key, "anthropic-version": ANTHROPIC_VERSION}
@@ -171,10 +173,14 @@ def judge_prompt(question: str, answer_first: str, answer_second: str) -> str:
     )
 
 
-def judge_pair(client: ChatClient, judge_model: str, question: str, answer_a: str, answer_b: str) -> tuple[str, Verdict, Verdict]:
+def judge_pair(client: ChatClient, judge_model: str, question: str, answer_a: str, answer_b: str) -> tuple[str,
+                                                                                                           Verdict,
+                                                                                                           Verdict]:
     """(winner, verdict on (A, B), verdict on (B, A)) with swap-and-agree."""
-    v1 = parse_verdict(client.chat(judge_model, judge_prompt(question, answer_a, answer_b), system=JUDGE_SYSTEM, max_tokens=8))
-    v2 = parse_verdict(client.chat(judge_model, judge_prompt(question, answer_b, answer_a), system=JUDGE_SYSTEM, max_tokens=8))
+    v1 = parse_verdict(client.chat(judge_model, judge_prompt(question, answer_a, answer_b), system=JUDGE_SYSTEM,
+                                   max_tokens=8))
+    v2 = parse_verdict(client.chat(judge_model, judge_prompt(question, answer_b, answer_a), system=JUDGE_SYSTEM,
+                                   max_tokens=8))
     return combine_verdicts(v1, v2), v1, v2
 
 

@@ -32,12 +32,14 @@ from builder.pairwise.styled import HESSIAN_REG, MIN_PAIR
 
 def pair_weights(counts: PairCounts, min_pair: int = MIN_PAIR) -> np.ndarray:
     """Per pair, shape (n_pairs,): ``1 / max(n_p, min_pair)``."""
-    return 1.0 / np.maximum(counts.totals(), float(min_pair))
+    w: np.ndarray = 1.0 / np.maximum(counts.totals(), float(min_pair))
+    return w
 
 
 def weighted_counts(counts: PairCounts, weights: np.ndarray) -> PairCounts:
     """``counts`` with every cell multiplied by its pair's weight (the weighted likelihood)."""
-    return counts.with_counts(counts.wins_i * weights, counts.wins_j * weights, counts.ties * weights)
+    return PairCounts(counts.models, counts.i, counts.j, counts.wins_i * weights, counts.wins_j * weights,
+                      counts.ties * weights)
 
 
 def _laplacian(m: int, i: np.ndarray, j: np.ndarray, c: np.ndarray) -> np.ndarray:

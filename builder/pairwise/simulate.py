@@ -97,13 +97,15 @@ class SimulatedBattles:
         """Battle dicts in the clean_battle schema (tstamp rounded to the second)."""
         names = self.models
         rows = zip(
-            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(), self.anony.tolist()
+            self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(),
+            self.anony.tolist(),
+            strict=True,
         )
         if self.style_a is None or self.style_b is None:
             for a, b, o, t, an in rows:
                 yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
             return
-        for (a, b, o, t, an), sa, sb in zip(rows, self.style_a.tolist(), self.style_b.tolist()):
+        for (a, b, o, t, an), sa, sb in zip(rows, self.style_a.tolist(), self.style_b.tolist(), strict=True):
             yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an,
                    "conv_metadata": conv_metadata(sa, sb)}
 
@@ -129,6 +131,21 @@ def conv_metadata(sa: list[int], sb: list[int]) -> dict[str, Any]:
     return out
 
 
+def _check_arguments(n_models: int, n_battles: int, tie_prob: float, start: dt.date, end: dt.date,
+                     debut_spread: float) -> None:
+    """One ``UserError`` line for the first argument of ``simulate_battles`` out of range."""
+    if n_models < 2:
+        raise UserError("simulate: need at least 2 models")
+    if n_battles < 1:
+        raise UserError("simulate: need at least 1 battle")
+    if not 0.0 <= tie_prob < 1.0:
+        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
+    if end < start:
+        raise UserError(f"simulate: end {end} is before start {start}")
+    if not 0.0 <= debut_spread < 1.0:
+        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+
+
 def simulate_battles(
     skills: Mapping[str, float],
     n_battles: int,
@@ -147,16 +164,7 @@ def simulate_battles(
 ) -> SimulatedBattles:
     """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale),
     with style metadata and a true style effect when ``style`` is given."""
-    if len(skills) < 2:
-        raise UserError("simulate: need at least 2 models")
-    if n_battles < 1:
-        raise UserError("simulate: need at least 1 battle")
-    if not 0.0 <= tie_prob < 1.0:
-        raise UserError(f"simulate: tie probability {tie_prob} not in [0, 1)")
-    if end < start:
-        raise UserError(f"simulate: end {end} is before start {start}")
-    if not 0.0 <= debut_spread < 1.0:
-        raise UserError(f"simulate: debut spread {debut_spread} not in [0, 1)")
+    _check_arguments(len(skills), n_battles, tie_prob, start, end, debut_spread)
     rng = np.random.default_rng(seed)
     models = tuple(skills)
     s = np.array([float(skills[m]) for m in models])
@@ -185,7 +193,8 @@ def simulate_battles(
     def draw(size_mask: np.ndarray) -> np.ndarray:
         u = rng.random(size_mask.sum()) * limit[size_mask]
         k = np.searchsorted(cum, u, side="right")
-        return order[np.minimum(k, avail[size_mask] - 1)]
+        drawn: np.ndarray = order[np.minimum(k, avail[size_mask] - 1)]
+        return drawn
 
     everyone = np.ones(n_battles, dtype=bool)
     a = draw(everyone)
@@ -226,7 +235,8 @@ def simulate_battles(
     )
 
 
-def _draw_style(style: StyleSpec, models: tuple[str, ...], a: np.ndarray, b: np.ndarray, seed: int):
+def _draw_style(style: StyleSpec, models: tuple[str, ...], a: np.ndarray, b: np.ndarray,
+                seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Both sides' counts, shape (n, 4) int64 each, and the style term of the logit, shape (n,)."""
     unknown = [f for f in style.effect if f not in STYLE_COLUMNS]
     if unknown:
@@ -261,7 +271,8 @@ def random_skills(n_models: int, seed: int, *, spread: float = 120.0, prefix: st
     """``n_models`` latent skills ~ Normal(1000, spread), names ``model-01``... (sorted by name)."""
     rng = np.random.default_rng(seed)
     width = len(str(n_models))
-    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k, z in enumerate(rng.standard_normal(n_models))}
+    return {f"{prefix}{k + 1:0{width}d}": float(1000.0 + spread * z) for k,
+            z in enumerate(rng.standard_normal(n_models))}
 
 
 def skills_from_leaderboard(path: str | Path, category: str | None = None) -> dict[str, float]:

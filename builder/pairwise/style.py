@@ -140,7 +140,7 @@ class StyleReport:
 def count_status(status: np.ndarray) -> dict[str, int]:
     """Battles per kind, every kind present (zeros included)."""
     counts = np.bincount(status.astype(np.int64), minlength=len(STYLE_ROW_KINDS))
-    return {k: int(c) for k, c in zip(STYLE_ROW_KINDS, counts)}
+    return {k: int(c) for k, c in zip(STYLE_ROW_KINDS, counts, strict=True)}
 
 
 __all__ = [

@@ -95,7 +95,7 @@ def _py_count(v: Any) -> float:
         return NEGATIVE if v < 0 else float(v)
     if isinstance(v, dict):
         parts = [_py_count(x) if not isinstance(x, dict) else NON_NUMERIC for x in v.values()]
-        return _combine(np.array(parts, dtype=np.float64).reshape(1, -1))[0]
+        return float(_combine(np.array(parts, dtype=np.float64).reshape(1, -1))[0])
     return NON_NUMERIC
 
 
@@ -104,7 +104,7 @@ def _combine(parts: np.ndarray) -> np.ndarray:
     n = parts.shape[0]
     if parts.shape[1] == 0:
         return np.zeros(n)
-    out = np.nansum(np.where(parts < 0, 0.0, parts), axis=1)
+    out: np.ndarray = np.nansum(np.where(parts < 0, 0.0, parts), axis=1)
     out[(parts == NEGATIVE).any(axis=1)] = NEGATIVE
     out[(parts == NON_NUMERIC).any(axis=1)] = NON_NUMERIC
     return out
@@ -184,7 +184,7 @@ def style_counts_from_arrow(
     names = [meta.type.field(k).name for k in range(meta.type.num_fields)]
     absent = np.asarray(meta.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     for c, f in enumerate(features):
-        for side, key in zip((raw_a, raw_b), META_KEYS[f]):
+        for side, key in zip((raw_a, raw_b), META_KEYS[f], strict=True):
             side[:, c] = _scalar_counts(meta.field(names.index(key)), key, json_text) if key in names else np.nan
             side[absent, c] = NO_METADATA
     return raw_a, raw_b
@@ -193,7 +193,7 @@ def style_counts_from_arrow(
 # --------------------------------------------------------------------------- files
 
 
-def _duckdb_connect():
+def _duckdb_connect() -> Any:
     import duckdb
 
     con = duckdb.connect()
@@ -203,7 +203,7 @@ def _duckdb_connect():
     return con
 
 
-def _to_table(rel) -> pa.Table:
+def _to_table(rel: Any) -> pa.Table:
     out = rel.arrow()
     return out.read_all() if isinstance(out, pa.RecordBatchReader) else out
 
@@ -336,7 +336,8 @@ class StyleColumns:
 
     @property
     def usable(self) -> np.ndarray:
-        return self.status == 0
+        ok: np.ndarray = self.status == 0
+        return ok
 
 
 def read_battle_styles(path: str | Path, battles: Battles, features: tuple[str, ...]) -> StyleColumns:
@@ -353,15 +354,15 @@ def read_battle_styles(path: str | Path, battles: Battles, features: tuple[str, 
     status = np.zeros(rows.size, dtype=np.int8)
     pos = records = 0
     for raw_a, raw_b in _chunks(path, features):
-        first, records = records, records + raw_a.shape[0]
+        start, records = records, records + raw_a.shape[0]
         hi = int(np.searchsorted(rows, records, side="left"))
-        sel = rows[pos:hi] - first
+        sel = rows[pos:hi] - start
         f[pos:hi], status[pos:hi] = compute_style_features(raw_a[sel], raw_b[sel])
         pos = hi
     if records != battles.report.rows_read:
         raise UserError(f"{path}: conv_metadata has {records} records but the battles {battles.report.rows_read}")
     malformed = np.flatnonzero(status >= STYLE_ROW_KINDS.index(MALFORMED_KINDS[0]))
-    first = None
+    first: str | None = None
     if malformed.size:
         k = int(malformed[0])
         first = f"{path.name}: {locate_record(path, int(rows[k]))} ({STYLE_ROW_KINDS[status[k]].replace('_', ' ')})"

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import scipy.linalg
@@ -106,15 +106,17 @@ def pair_battle_counts(a: np.ndarray, b: np.ndarray, n_models: int) -> np.ndarra
     key = lo * n_models + hi
     if n_models * n_models <= 1 << 24:
         per = np.bincount(key, minlength=n_models * n_models)
-        return per[key].astype(np.float64)
+        out: np.ndarray = per[key].astype(np.float64)
+        return out
     _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    return cnt[inv].astype(np.float64)
+    found: np.ndarray = cnt[inv].astype(np.float64)
+    return found
 
 
 def inverse_frequency_weights(a: np.ndarray, b: np.ndarray, n_models: int, min_pair: int = MIN_PAIR) -> np.ndarray:
     """LMArena's per-battle weights ``1 / max(n_pair, min_pair)``, normalised to mean 1."""
-    w = 1.0 / np.maximum(pair_battle_counts(a, b, n_models), float(min_pair))
-    return w / w.mean()
+    w: np.ndarray = 1.0 / np.maximum(pair_battle_counts(a, b, n_models), float(min_pair))
+    return w / float(w.mean())
 
 
 def build_style_dataset(
@@ -163,7 +165,8 @@ def build_style_dataset(
 
 
 @njit(cache=True, nogil=True)
-def _pass(a, b, outcome, w, f, local, x, m, mode):  # pragma: no cover - compiled
+def _pass(a: Any, b: Any, outcome: Any, w: Any, f: Any, local: Any, x: Any, m: int,
+          mode: int) -> Any:  # pragma: no cover - compiled
     """One pass over the battles at parameters ``x = (r[0..m), beta)``.
 
     ``local`` maps model codes to positions in r (-1: left out, with its battles).
@@ -238,7 +241,7 @@ def _pass(a, b, outcome, w, f, local, x, m, mode):  # pragma: no cover - compile
 
 
 @njit(cache=True, nogil=True)
-def _mirror(mat, m, k):  # pragma: no cover - compiled
+def _mirror(mat: Any, m: int, k: int) -> None:  # pragma: no cover - compiled
     """Fill the lower parts of the cross and feature blocks from the upper ones."""
     for j in range(k):
         for i in range(m):
@@ -306,7 +309,7 @@ def _problem(ds: StyleDataset, groups_codes: list[np.ndarray], reg: float) -> _P
     return _Problem(ds, local, members, tuple(groups), free, reg)
 
 
-def _evaluate(pr: _Problem, w: np.ndarray, x: np.ndarray, mode: int):
+def _evaluate(pr: _Problem, w: np.ndarray, x: np.ndarray, mode: int) -> tuple[float, Any, Any, Any]:
     """Penalised mean loss, its gradient and Hessian (mode >= 1) at x; G sum in mode 2."""
     ds = pr.ds
     m = pr.members.size

@@ -23,7 +23,8 @@ def compute_predicted_winrates(ratings: np.ndarray, *, scale: float = 400.0, bas
     return p
 
 
-def compute_empirical_winrates(counts: PairCounts, models: list[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def compute_empirical_winrates(counts: PairCounts, models: list[int] | np.ndarray | None = None) -> tuple[np.ndarray,
+                                                                                                          np.ndarray]:
     """(rates, battles), each shape (m, m) over ``models`` (codes; default all).
 
     ``rates[i, j]`` = (wins of i over j + ties / 2) / battles, NaN where they never met
@@ -51,7 +52,8 @@ def compute_empirical_winrates(counts: PairCounts, models: list[int] | np.ndarra
     return rates, battles
 
 
-def compute_winrate_mae(predicted: np.ndarray, empirical: np.ndarray, battles: np.ndarray, min_battles: int) -> tuple[float | None, int]:
+def compute_winrate_mae(predicted: np.ndarray, empirical: np.ndarray, battles: np.ndarray,
+                        min_battles: int) -> tuple[float | None, int]:
     """(mean |P - E| over unordered pairs with >= min_battles battles, number of such pairs).
 
     The mean is None when no pair qualifies. Inputs shape (m, m), same model order.

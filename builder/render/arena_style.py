@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from builder.render.safety import csv_cell
+from builder.util.text import csv_cell
 
 STYLE_RATING_COLUMNS: tuple[str, ...] = (
     "model", "rating", "lower", "upper", "rank", "rank_ub", "battles", "wins", "ties", "win_rate",

@@ -12,11 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from builder.render.safety import csv_cell
-
-RATING_LICENCE = "CC BY-SA 4.0"
+from builder.snapshot.models import Board, BoardRow, Snapshot
+from builder.util.formats import RATING_LICENCE
+from builder.util.text import csv_cell
 
 #: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
 BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -50,64 +51,69 @@ BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
 
 SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema_version, date, created_at, method_id", "identity of the snapshot (UTC)"),
-    ("demo, stale, as_of", "built from demo data; Arena failed; newest credited source date"),
-    ("sources", "every stored source with status, licence, attribution, publication and fetch times"),
+    ("demo, stale, as_of, previous_date", "built from demo data; Arena failed; newest credited source date; "
+     "the earlier snapshot the movement compares with"),
+    ("site, sources", "the site; every stored source with status, licence, attribution, publication and fetch times"),
     ("families, roles", "the families (feeds) and role weights the boards used"),
     ("observations", "every published row: spelling, identity, raw, calibrated, date, url, selected, reason, excluded"),
     ("calibration", "per feed and release: n, overlap, mu, sigma, alpha, beta, used, reason"),
     ("models", "facts per identity: name, maker, licence, open_weight, params_b, context_window, release_date"),
     ("prices", "token price entries (per token, blended per million) and PirateBench build records"),
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
-    ("arena, evals, index", "sections filled by later stages, or null"),
+    ("worked_example", "the methodology's worked example, computed when the snapshot was scored"),
+    ("arena, evals, index, backfill", "the Arena, eval-suite and Capability Index sections and the demo "
+     "history's rules, or null"),
 )
+"(fields, meaning) of ``data/snapshots/<date>.json``; ``data/snapshot.schema.json`` documents every field."
 
 
-def board_families(board: Mapping[str, Any]) -> list[str]:
+def board_families(board: Board) -> list[str]:
     """The family columns of a board: its weights' families in weight order (then name)."""
-    weights = board.get("weights") or {}
-    return sorted(weights, key=lambda f: (-float(weights[f]), f))
+    weights = board.weights
+    return sorted(weights, key=lambda f: (-weights[f], f))
 
 
-def render_board_csv(board: Mapping[str, Any]) -> str:
+def render_board_csv(board: Board) -> str:
     """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
     fams = board_families(board)
     header = [c for c, _, _ in BOARD_CSV_COLUMNS] + [f"family_{f}" for f in fams]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    for strip, rows in (("ranked", board.get("rows") or []), ("new", board.get("new") or [])):
+    strips: tuple[tuple[str, Sequence[BoardRow]], ...] = (("ranked", board.rows), ("new", board.new))
+    for strip, rows in strips:
         for row in rows:
-            values = [strip] + [row.get(c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
-            values += [(row.get("families") or {}).get(f) for f in fams]
+            values = [strip] + [getattr(row, c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
+            values += [row.families.get(f) for f in fams]
             w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 
-def _row_json(row: Mapping[str, Any]) -> dict[str, Any]:
+def _row_json(row: BoardRow) -> dict[str, Any]:
     keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:]] + ["families"]
-    return {k: row.get(k) for k in keys}
+    return row.model_dump(mode="json", include=set(keys))
 
 
-def render_board_json(board: Mapping[str, Any], snapshot: Mapping[str, Any], attribution: str) -> str:
+def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str:
     """``data/boards/<id>.json``: the board, its rows and strip, and the credits."""
     doc = {
-        "board": {k: board.get(k) for k in ("id", "title", "kind", "role", "description", "weights",
-                                             "warning", "missing_families")},
-        "date": snapshot.get("date"),
-        "created_at": snapshot.get("created_at"),
-        "method_id": snapshot.get("method_id"),
-        "as_of": snapshot.get("as_of"),
-        "stale": bool(snapshot.get("stale")),
-        "demo": bool(snapshot.get("demo")),
+        "board": board.model_dump(mode="json", include={"id", "title", "kind", "role", "description", "weights",
+                                                         "warning", "missing_families"}),
+        "date": snapshot.date,
+        "created_at": snapshot.created_at,
+        "method_id": snapshot.method_id,
+        "as_of": snapshot.as_of,
+        "stale": snapshot.stale,
+        "demo": snapshot.demo,
         "licence": RATING_LICENCE,
         "attribution": attribution,
         "sources": [
-            {k: s.get(k) for k in ("name", "title", "licence", "attribution", "homepage", "published",
-                                   "fetched_at", "status")}
-            for s in snapshot.get("sources") or []
+            s.model_dump(mode="json", include={"name", "title", "licence", "attribution", "homepage", "published",
+                                               "fetched_at", "status"})
+            for s in snapshot.sources
         ],
-        "rows": [_row_json(r) for r in board.get("rows") or []],
-        "new": [_row_json(r) for r in board.get("new") or []],
+        "rows": [_row_json(r) for r in board.rows],
+        "new": [_row_json(r) for r in board.new],
     }
     return dump_json(doc)
 
@@ -120,7 +126,7 @@ def dump_json(doc: Any, *, compact: bool = False) -> str:
     return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def render_licence_text(snapshot: Mapping[str, Any] | None, site_title: str, site_url: str) -> str:
+def render_licence_text(snapshot: Snapshot | None, site_title: str, site_url: str) -> str:
     """``data/LICENCE.txt``: the rating table's licence and every source's own licence."""
     lines = [
         f"{site_title} downloads ({site_url})",
@@ -132,12 +138,7 @@ def render_licence_text(snapshot: Mapping[str, Any] | None, site_title: str, sit
         "",
         "Sources:",
     ]
-    for s in (snapshot or {}).get("sources") or []:
-        lines.append(f"- {s.get('title') or s.get('name')}: licence {s.get('licence') or 'unknown'}; "
-                     f"attribution: {s.get('attribution') or '-'}")
+    for s in snapshot.sources if snapshot else ():
+        lines.append(f"- {s.title or s.name}: licence {s.licence or 'unknown'}; "
+                     f"attribution: {s.attribution or '-'}")
     return "\n".join(lines) + "\n"
-
-
-def schema_rows(families: Sequence[str]) -> list[tuple[str, str, str]]:
-    """The CSV schema with the family columns of a board spelled out."""
-    return list(BOARD_CSV_COLUMNS) + [(f"family_{f}", FAMILY_COLUMN[1], FAMILY_COLUMN[2]) for f in families]

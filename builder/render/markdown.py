@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from builder.errors import UserError
-from builder.render.safety import safe_url
+from builder.util.text import safe_url
 
 SLOT = re.compile(r"<p>\[\[([a-z0-9-]+)\]\]</p>\n?")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")

@@ -1,8 +1,10 @@
-"""Role boards, home-computer picks and stacks, assembled into one snapshot dict (seed 004).
+"""Role boards, home-computer picks and stacks: the scoring stage, and the day's snapshot.
 
-``compute_snapshot`` is the whole scoring stage: calibrate (``calibrate``), combine and label
-(``families``, ``rank``), qualify each board, price (``prices``), pick, stack and compare with
-the previous snapshot. It is pure: records and config in, a JSON-able dict out.
+``compute_scored_boards`` is the whole scoring stage: calibrate (``calibrate``), combine and
+label (``families``, ``rank``), qualify each board, price (``prices``), pick, stack, compare
+with the previous snapshot and work the methodology's example. ``compute_snapshot`` adds the
+Capability Index (``index``) and hands every part to ``builder.snapshot.assemble_snapshot``.
+Both are pure: typed records and config in, typed snapshot parts out.
 
 Board rules (all thresholds from ``site.yml``'s ``prices`` and ``flagship`` sections):
 
@@ -25,10 +27,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import JsonValue
 
 from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
+from builder.identity import identity_of
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
 from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
 from builder.scoring.families import (
@@ -36,6 +41,7 @@ from builder.scoring.families import (
     available_families,
     compute_contributions,
 )
+from builder.scoring.index import compute_index_section
 from builder.scoring.prices import (
     PRICE_DIGITS,
     BuildPrice,
@@ -53,8 +59,11 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
-from builder.snapshot import SCHEMA_VERSION
+from builder.snapshot import models as snap
+from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
+from builder.snapshot.worked import compute_worked_example
 from builder.sources.metadata import open_weight as open_weight_status
+from builder.util.io import as_utc
 
 STACK_KINDS = ("orchestrator", "mid_tier", "rote")
 "Board kinds that make the best stack, in stack order."
@@ -141,16 +150,17 @@ def compute_arena_feeds(observations: Iterable[Observation], cfg: SiteConfig) ->
     return text, every
 
 
-def _info_rank(info: ModelInfo, kinds: Mapping[str, str]) -> tuple:
+def _info_rank(info: ModelInfo, kinds: Mapping[str, str]) -> tuple[int, str, str]:
     order = {"metadata": 0, "lmarena_catalog": 1, "epoch": 2}
     return (order.get(kinds.get(info.source, ""), 3), info.source, info.model)
 
 
 def compute_models(
     observations: Sequence[Observation], infos: Sequence[ModelInfo], cfg: SiteConfig,
-    extra: Iterable[str] = (),
-) -> dict[str, dict[str, Any]]:
-    """Identity -> merged metadata for every identity with an observation (or in ``extra``).
+    extra: Iterable[str] = (), extra_spellings: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, snap.ModelFacts]:
+    """Identity -> merged facts for every identity with an observation, in ``extra``, or in
+    ``extra_spellings`` (identity -> spellings other stages name it by: Arena battles, eval runs).
 
     Facts merge curated first, then the Arena catalog, then Epoch, then the rest.
 
@@ -159,7 +169,8 @@ def compute_models(
     ``sources`` records which source supplied the licence and the parameter count.
     """
     kinds = source_kinds(cfg)
-    extra = set(extra)
+    named = {k: set(v) for k, v in (extra_spellings or {}).items()}
+    extra = set(extra) | set(named)
     text_feeds, _ = compute_arena_feeds(observations, cfg)
     spellings: dict[str, set[str]] = {}
     arena_name: dict[str, str] = {}
@@ -175,9 +186,11 @@ def compute_models(
             by_id.setdefault(info.identity, []).append(info)
     for ident in extra:
         spellings.setdefault(ident, set())
+    for ident, names in named.items():
+        spellings[ident] |= names
     for ident, rows in by_id.items():
         spellings[ident] |= {i.model for i in rows}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, snap.ModelFacts] = {}
     for identity in sorted(spellings):
         rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, kinds))
 
@@ -197,18 +210,18 @@ def compute_models(
         if params is not None and not positive_number(params):
             params, params_source = None, None
         release = first("release_date")[0]
-        out[identity] = {
-            "name": name,
-            "maker": first("maker")[0],
-            "licence": arena_licence if arena_licence else first("licence")[0],
-            "open_weight": open_weight_status(arena_licence),
-            "params_b": float(params) if params is not None else None,
-            "context_window": first("context_window")[0],
-            "release_date": release.isoformat() if isinstance(release, date) else release,
-            "lineage": first("lineage")[0],
-            "spellings": observed,
-            "sources": {"licence": catalog[0].source if catalog else None, "params_b": params_source},
-        }
+        out[identity] = snap.ModelFacts(
+            name=name,
+            maker=first("maker")[0],
+            licence=arena_licence if arena_licence else first("licence")[0],
+            open_weight=open_weight_status(arena_licence),
+            params_b=float(params) if params is not None else None,
+            context_window=first("context_window")[0],
+            release_date=release.isoformat() if isinstance(release, date) else release,
+            lineage=first("lineage")[0],
+            spellings=tuple(observed),
+            sources=snap.FactSources(licence=catalog[0].source if catalog else None, params_b=params_source),
+        )
     return out
 
 
@@ -230,14 +243,28 @@ def score_role(
     return out
 
 
-def previous_ranks(previous: Mapping[str, Any] | None, method_id: str, section: str, item_id: str) -> dict[str, int] | None:
-    """Identity -> rank on the previous snapshot's board/machine ``item_id``; None when no movement applies."""
-    if not previous or previous.get("method_id") != method_id:
+def comparable(previous: snap.Snapshot | None, method_id: str) -> snap.Snapshot | None:
+    """The previous snapshot when movement applies to it (same method), else None."""
+    return previous if previous is not None and previous.method_id == method_id else None
+
+
+def previous_ranks(rows: Iterable[snap.BoardRow]) -> dict[str, int]:
+    """Identity -> rank of the ranked rows of a previous board or machine."""
+    return {r.identity: r.rank for r in rows if r.rank is not None}
+
+
+def previous_board_ranks(previous: snap.Snapshot | None, board_id: str) -> dict[str, int] | None:
+    """Ranks on the previous snapshot's board ``board_id`` ({} when it had none); None: no movement."""
+    if previous is None:
         return None
-    for item in previous.get(section) or []:
-        if item.get("id") == item_id:
-            return {r["identity"]: r["rank"] for r in item.get("rows", []) if r.get("rank") is not None}
-    return {}
+    return next((previous_ranks(b.rows) for b in previous.boards if b.id == board_id), {})
+
+
+def previous_machine_ranks(previous: snap.Snapshot | None, machine_id: str) -> dict[str, int] | None:
+    """Ranks on the previous snapshot's machine ``machine_id`` ({} when it had none); None: no movement."""
+    if previous is None:
+        return None
+    return next((previous_ranks(m.rows) for m in previous.machines if m.id == machine_id), {})
 
 
 @dataclass(frozen=True)
@@ -282,7 +309,7 @@ def cheapest_flagship_build(book: PriceBook, names: Mapping[str, str], rule: Fla
 def qualifies(
     board: BoardConfig,
     s: ScoredModel,
-    models: Mapping[str, Mapping[str, Any]],
+    models: Mapping[str, snap.ModelFacts],
     book: PriceBook,
     flagship_build: float | None,
     cfg: SiteConfig,
@@ -291,7 +318,8 @@ def qualifies(
     if board.kind == "orchestrator":
         return True
     if board.kind == "open_weight":
-        return (models.get(s.identity) or {}).get("open_weight") is True
+        facts = models.get(s.identity)
+        return facts is not None and facts.open_weight is True
     if board.kind == "build_prices":
         return book.build_price(s.identity) is not None
     if is_flagship(s.identity, cfg.flagship) or is_flagship(s.model, cfg.flagship):
@@ -302,7 +330,7 @@ def qualifies(
     return qualifies_mid_tier(build, token, flagship_build, cfg)
 
 
-def row_json(s: ScoredModel, rank: int | None, movement: int | str | None, book: PriceBook) -> dict[str, Any]:
+def _row_fields(s: ScoredModel, rank: int | None, movement: snap.Movement, book: PriceBook) -> dict[str, Any]:
     build = book.build.get(s.identity)
     return {
         "rank": rank,
@@ -311,9 +339,9 @@ def row_json(s: ScoredModel, rank: int | None, movement: int | str | None, book:
         "r": s.r,
         "score": s.score,
         "partial": s.partial,
-        "partial_reasons": list(s.partial_reasons),
+        "partial_reasons": tuple(s.partial_reasons),
         "families": dict(s.families),
-        "evaluators": list(s.evaluators),
+        "evaluators": tuple(s.evaluators),
         "coverage": s.coverage,
         "available_share": s.available_share,
         "movement": movement,
@@ -323,7 +351,14 @@ def row_json(s: ScoredModel, rank: int | None, movement: int | str | None, book:
     }
 
 
-def board_warning(weights: Mapping[str, float], available: set[str], titles: Mapping[str, str]) -> tuple[str | None, list[str]]:
+def compute_row(s: ScoredModel, rank: int | None, movement: snap.Movement, book: PriceBook) -> snap.BoardRow:
+    """One board row of a scored model."""
+    return snap.BoardRow(**_row_fields(s, rank, movement, book))
+
+
+def board_warning(
+    weights: Mapping[str, float], available: set[str], titles: Mapping[str, str]
+) -> tuple[str | None, list[str]]:
     """(warning or None, missing family ids): warn when < 50% of the preset weight is available."""
     total = sum(weights.values())
     missing = [f for f in weights if f not in available]
@@ -338,33 +373,33 @@ def compute_board(
     board: BoardConfig,
     field: Sequence[ScoredModel],
     cfg: SiteConfig,
-    models: Mapping[str, Mapping[str, Any]],
+    models: Mapping[str, snap.ModelFacts],
     book: PriceBook,
     flagship_build: float | None,
     available: set[str],
     prev: Mapping[str, int] | None,
-) -> dict[str, Any]:
+) -> snap.Board:
     """One board: qualified ranked rows (competition ranks on unrounded R) and the "new" strip."""
     chosen = [s for s in field if qualifies(board, s, models, book, flagship_build, cfg)]
     ranked = rank_rows([s for s in chosen if not s.new], lambda s: s.r, lambda s: s.model)
     strip = rank_rows([s for s in chosen if s.new], lambda s: s.r, lambda s: s.model)
     weights = dict(cfg.roles[board.role].weights)
     warning, missing = board_warning(weights, available, {k: v.title for k, v in cfg.families.items()})
-    return {
-        "id": board.id,
-        "title": board.title,
-        "kind": board.kind,
-        "role": board.role,
-        "description": board.description,
-        "weights": weights,
-        "warning": warning,
-        "missing_families": missing,
-        "rows": [row_json(s, rank, compute_movement(s.identity, rank, prev), book) for rank, s in ranked],
-        "new": [row_json(s, None, None, book) for _, s in strip],
-    }
+    return snap.Board(
+        id=board.id,
+        title=board.title,
+        kind=board.kind,
+        role=board.role,
+        description=board.description,
+        weights=weights,
+        warning=warning,
+        missing_families=tuple(missing),
+        rows=tuple(compute_row(s, rank, compute_movement(s.identity, rank, prev), book) for rank, s in ranked),
+        new=tuple(compute_row(s, None, None, book) for _, s in strip),
+    )
 
 
-def pick_order(s: ScoredModel) -> tuple:
+def pick_order(s: ScoredModel) -> tuple[bool, float, str]:
     """Non-partial first, then higher unrounded R, then spelling."""
     return (s.partial, -s.r, s.model)
 
@@ -373,45 +408,44 @@ def compute_machine(
     machine: MachineConfig,
     field: Sequence[ScoredModel],
     cfg: SiteConfig,
-    models: Mapping[str, Mapping[str, Any]],
+    models: Mapping[str, snap.ModelFacts],
     book: PriceBook,
     prev: Mapping[str, int] | None,
-) -> dict[str, Any]:
+) -> snap.Machine:
     """Home-computer picks: open-weight, known parameters, 4-bit estimate within the memory fraction."""
-    fits = []
+    fits: list[tuple[ScoredModel, float]] = []
     for s in field:
-        meta = models.get(s.identity) or {}
-        params = meta.get("params_b")
-        if s.new or meta.get("open_weight") is not True or params is None:
+        facts = models.get(s.identity)
+        if s.new or facts is None or facts.open_weight is not True or facts.params_b is None:
             continue
-        if within_fraction(memory_estimate_gb(params, cfg), machine.memory_gb, cfg.prices.memory_fraction):
-            fits.append(s)
-    fits.sort(key=pick_order)
-    ranks = rank_by_key(fits, lambda s: (s.partial, -s.r))
-    rows = []
-    for rank, s in zip(ranks, fits):
-        row = row_json(s, rank, compute_movement(s.identity, rank, prev), book)
-        params = models[s.identity]["params_b"]
-        row["params_b"] = params
-        row["memory_est_gb"] = memory_estimate_gb(params, cfg)
-        rows.append(row)
-    return {"id": machine.id, "name": machine.name, "memory_gb": machine.memory_gb, "rows": rows}
+        if within_fraction(memory_estimate_gb(facts.params_b, cfg), machine.memory_gb, cfg.prices.memory_fraction):
+            fits.append((s, facts.params_b))
+    fits.sort(key=lambda f: pick_order(f[0]))
+    ranks = rank_by_key(fits, lambda f: (f[0].partial, -f[0].r))
+    rows = tuple(
+        snap.MachineRow(**_row_fields(s, rank, compute_movement(s.identity, rank, prev), book),
+                        params_b=params, memory_est_gb=memory_estimate_gb(params, cfg))
+        for rank, (s, params) in zip(ranks, fits, strict=True)
+    )
+    return snap.Machine(id=machine.id, name=machine.name, memory_gb=machine.memory_gb, rows=rows)
 
 
-def compute_best_stack(boards: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def compute_best_stack(boards: Sequence[snap.Board]) -> tuple[snap.BestStackEntry, ...]:
     """First non-partial row (else the first row) of the first board of each stack kind."""
     out = []
     for kind in STACK_KINDS:
-        board = next((b for b in boards if b["kind"] == kind), None)
-        if board is None or not board["rows"]:
+        board = next((b for b in boards if b.kind == kind), None)
+        if board is None or not board.rows:
             continue
-        row = next((r for r in board["rows"] if not r["partial"]), board["rows"][0])
-        out.append({"role": board["role"], "board": board["id"], "model": row["model"], "identity": row["identity"],
-                    "r": row["r"], "score": row["score"], "partial": row["partial"]})
-    return out
+        row = next((r for r in board.rows if not r.partial), board.rows[0])
+        out.append(snap.BestStackEntry(role=board.role, board=board.id, model=row.model, identity=row.identity,
+                                       r=row.r, score=row.score, partial=row.partial))
+    return tuple(out)
 
 
-def compute_value_stack(fields: Mapping[str, Sequence[ScoredModel]], book: PriceBook, cfg: SiteConfig) -> dict[str, Any]:
+def compute_value_stack(
+    fields: Mapping[str, Sequence[ScoredModel]], book: PriceBook, cfg: SiteConfig
+) -> snap.ValueStack:
     """Per role, the best ranked model whose OpenRouter blended price is strictly below the role's bound."""
     entries = []
     for role, bound in cfg.prices.value_stack_max.items():
@@ -422,46 +456,60 @@ def compute_value_stack(fields: Mapping[str, Sequence[ScoredModel]], book: Price
         if not candidates:
             continue
         s = min(candidates, key=pick_order)
-        entries.append({"role": role, "model": s.model, "identity": s.identity, "r": s.r, "score": s.score,
-                        "partial": s.partial, "price": book.openrouter[s.identity][1]})
-    priced = {e["role"]: e["price"] for e in entries}
+        entries.append(snap.ValueStackEntry(role=role, model=s.model, identity=s.identity, r=s.r, score=s.score,
+                                            partial=s.partial, price=book.openrouter[s.identity][1]))
+    priced = {e.role: e.price for e in entries}
     roles = list(cfg.prices.value_stack_max)
     day = None
     if roles and all(r in priced for r in roles):
         day = round(sum(cfg.prices.day_of_work.get(r, 0) * priced[r] for r in roles), PRICE_DIGITS)
-    return {"entries": entries, "day_of_work": day}
+    return snap.ValueStack(entries=tuple(entries), day_of_work=day)
 
 
 # --------------------------------------------------------------------------- sources and evidence
 
 
-def _json_safe(value: Any) -> Any:
+def json_value(value: Any) -> JsonValue:
+    """A record detail as JSON: dates as ISO strings, sequences as lists, non-finite numbers as null."""
     if isinstance(value, (date, datetime)):
         return value.isoformat()
     if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [_json_safe(v) for v in value]
+        return [json_value(v) for v in value]
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
+        return value if math.isfinite(value) else None
     return str(value)
 
 
-def observation_json(o: Observation, calibrated: float | None) -> dict[str, Any]:
-    return {
-        "source": o.source, "feed": o.feed, "evaluator": o.evaluator, "model": o.model,
-        "identity": o.identity, "raw": _json_safe(o.raw), "calibrated": calibrated,
-        "date": o.date.isoformat() if o.date else None, "url": o.url, "release": o.release,
-        "selected": o.selected, "reason": o.reason, "excluded": o.excluded, "details": _json_safe(dict(o.details)),
-    }
+def finite_or_none(value: float | None) -> float | None:
+    """``value`` when it is a finite number, else None (the snapshot holds no NaN)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def compute_observation(o: Observation, calibrated: float | None) -> snap.Observation:
+    """One observation as the snapshot records it."""
+    details = json_value(dict(o.details))
+    assert isinstance(details, dict)
+    return snap.Observation(
+        source=o.source, feed=o.feed, evaluator=o.evaluator, model=o.model, identity=o.identity,
+        raw=finite_or_none(o.raw), calibrated=finite_or_none(calibrated),
+        date=o.date.isoformat() if o.date else None, url=o.url, release=o.release, selected=o.selected,
+        reason=o.reason, excluded=o.excluded, details=details,
+    )
+
+
+def compute_calibration(c: Calibration) -> snap.Calibration:
+    return snap.Calibration(source=c.source, feed=c.feed, release=c.release, n=c.n, overlap=tuple(c.overlap),
+                            mu=c.mu, sigma=c.sigma, alpha=c.alpha, beta=c.beta, used=c.used, reason=c.reason)
 
 
 def source_dates(inputs: ScoringInputs) -> dict[str, date]:
     """Source name -> its publication date, else the newest date among its records."""
     newest: dict[str, date] = {}
-    records: Iterable[Any] = [*inputs.observations, *inputs.prices, *inputs.build_checks]
+    records: Iterable[Observation | Price | BuildCheck] = [*inputs.observations, *inputs.prices, *inputs.build_checks]
     for rec in records:
         if rec.date is not None:
             newest[rec.source] = max(newest.get(rec.source, rec.date), rec.date)
@@ -473,86 +521,97 @@ def source_dates(inputs: ScoringInputs) -> dict[str, date]:
 
 def compute_sources(
     inputs: ScoringInputs, cfg: SiteConfig, dates: Mapping[str, date], contributing: set[str]
-) -> list[dict[str, Any]]:
+) -> tuple[snap.Source, ...]:
     """Every enabled configured source, credited whether or not it contributed."""
     out = []
     for s in cfg.sources:
         if not s.enabled:
             continue
         st = inputs.statuses.get(s.name)
-        status = "missing" if st is None else ("ok" if st.ok else "failed")
-        out.append({
-            "name": s.name, "title": s.title or s.name, "kind": s.kind, "status": status,
-            "error": st.error if st is not None else None, "licence": s.licence, "attribution": s.attribution,
-            "homepage": s.homepage, "url": s.url,
-            "published": dates[s.name].isoformat() if s.name in dates else None,
-            "fetched_at": st.fetched_at.isoformat() if st is not None else None,
-            "payload_fetched_at": st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
-            "contributing": s.name in contributing,
-        })
-    return out
+        status: Literal["ok", "failed", "missing"] = "missing" if st is None else ("ok" if st.ok else "failed")
+        out.append(snap.Source(
+            name=s.name, title=s.title or s.name, kind=s.kind, status=status,
+            error=st.error if st is not None else None, licence=s.licence, attribution=s.attribution,
+            homepage=s.homepage, url=s.url,
+            published=dates[s.name].isoformat() if s.name in dates else None,
+            fetched_at=st.fetched_at.isoformat() if st is not None else None,
+            payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
+            contributing=s.name in contributing,
+        ))
+    return tuple(out)
 
 
 def compute_contributing(
-    boards: Sequence[Mapping[str, Any]],
-    machines: Sequence[Mapping[str, Any]],
-    value: Mapping[str, Any],
+    boards: Sequence[snap.Board],
+    machines: Sequence[snap.Machine],
+    value: snap.ValueStack,
     contributions: Mapping[str, Sequence[Contribution]],
-    models: Mapping[str, Mapping[str, Any]],
+    models: Mapping[str, snap.ModelFacts],
     book: PriceBook,
     cfg: SiteConfig,
 ) -> set[str]:
     """Sources whose evidence shows up on a published board, pick or stack."""
     used: set[str] = set()
     for b in boards:
-        weights = cfg.roles[b["role"]].weights
-        for row in [*b["rows"], *b["new"]]:
-            ident = row["identity"]
+        weights = cfg.roles[b.role].weights
+        for row in [*b.rows, *b.new]:
+            ident = row.identity
             used |= {c.source for c in contributions.get(ident, ()) if weights.get(c.family, 0) > 0}
-            if row["token_price"] is not None:
+            if row.token_price is not None:
                 used.add(book.token[ident][0].source)
-            if row["build_price"] is not None or row["build_passed"] is not None:
+            if row.build_price is not None or row.build_passed is not None:
                 used |= book.build_sources
-            if b["kind"] == "open_weight" and models.get(ident, {}).get("sources", {}).get("licence"):
-                used.add(models[ident]["sources"]["licence"])
+            facts = models.get(ident)
+            if b.kind == "open_weight" and facts is not None and facts.sources.licence:
+                used.add(facts.sources.licence)
     for m in machines:
-        for row in m["rows"]:
-            src = models.get(row["identity"], {}).get("sources", {}).get("params_b")
-            if src:
-                used.add(src)
-    for e in value.get("entries", []):
-        used.add(book.openrouter[e["identity"]][0].source)
+        for mrow in m.rows:
+            facts = models.get(mrow.identity)
+            if facts is not None and facts.sources.params_b:
+                used.add(facts.sources.params_b)
+    for e in value.entries:
+        used.add(book.openrouter[e.identity][0].source)
     return used
 
 
-def price_json(book: PriceBook, prices: Sequence[Price], identities: set[str]) -> dict[str, Any]:
+def compute_prices(book: PriceBook, prices: Sequence[Price], identities: set[str]) -> snap.Prices:
     """Token entries for the snapshot's models (all valid entries, ``used`` marks the chosen one)."""
     chosen = {id(p) for p, _ in [*book.token.values(), *book.openrouter.values()]}
     token = [
-        {"identity": p.identity, "source": p.source, "key": p.key, "input_per_token": p.input_per_token,
-         "output_per_token": p.output_per_token,
-         "blended": blended_price(float(p.input_per_token), float(p.output_per_token)), "used": id(p) in chosen}
-        for p in prices if p.identity in identities and valid_token_price(p)
+        snap.TokenPrice(identity=p.identity, source=p.source, key=p.key, input_per_token=float(p.input_per_token),
+                        output_per_token=float(p.output_per_token),
+                        blended=blended_price(float(p.input_per_token), float(p.output_per_token)),
+                        used=id(p) in chosen)
+        for p in prices
+        if p.identity in identities and valid_token_price(p) and p.input_per_token is not None
+        and p.output_per_token is not None
     ]
-    token.sort(key=lambda d: (d["identity"], d["source"], d["key"]))
-    return {"token": token, "build": [b.to_json() for _, b in sorted(book.build.items())]}
-
-
-def _utc(now: datetime) -> datetime:
-    return now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
+    token.sort(key=lambda t: (t.identity, t.source, t.key))
+    build = tuple(snap.BuildPrice(identity=b.identity, model=b.model, epoch=b.epoch, price=b.price, passed=b.passed,
+                                  jobs=b.jobs) for _, b in sorted(book.build.items()))
+    return snap.Prices(token=tuple(token), build=build)
 
 
 # --------------------------------------------------------------------------- the stage
 
 
-def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, previous: dict | None) -> dict:
-    """Score everything into the snapshot dict (see the snapshot contract). Pure: no I/O.
+def compute_scored_boards(
+    inputs: ScoringInputs,
+    cfg: SiteConfig,
+    now: datetime,
+    previous: snap.Snapshot | None,
+    extra_spellings: Mapping[str, Iterable[str]] | None = None,
+) -> ScoredBoards:
+    """Score everything the role boards show. Pure: no I/O.
 
     ``now`` is the build time (UTC; a naive time is taken as UTC); ``previous`` is the
-    previous day's snapshot, used only for movement.
+    previous day's snapshot, used only for movement (and only under the same method).
+    ``extra_spellings`` (identity -> spellings) names models other stages show, so that they
+    have facts in ``models`` (see ``compute_models``).
     """
-    now = _utc(now)
+    now = as_utc(now)
     method_id = cfg.method_id()
+    earlier = comparable(previous, method_id)
     enabled = {s.name for s in cfg.sources if s.enabled}
     configured = {s.name for s in cfg.sources}
     observations = [o for o in inputs.observations if o.source in enabled or o.source not in configured]
@@ -566,48 +625,96 @@ def compute_snapshot(inputs: ScoringInputs, cfg: SiteConfig, now: datetime, prev
     # a score for them through their lineage); price lists' thousands of entries do not.
     kinds = source_kinds(cfg)
     curated = {i.identity for i in inputs.models if kinds.get(i.source) == "metadata" and i.identity}
-    models = compute_models(observations, inputs.models, cfg, extra=set(book.build) | curated)
-    names = {k: v["name"] for k, v in models.items()}
+    models = compute_models(observations, inputs.models, cfg, extra=set(book.build) | curated,
+                            extra_spellings=extra_spellings)
+    names = {k: v.name for k, v in models.items()}
     fields = {role: score_role(rc.weights, contributions, names, available) for role, rc in cfg.roles.items()}
     flagship_build = cheapest_flagship_build(book, names, cfg.flagship)
-    boards = [
+    boards = tuple(
         compute_board(b, fields[b.role], cfg, models, book, flagship_build, available,
-                      previous_ranks(previous, method_id, "boards", b.id))
+                      previous_board_ranks(earlier, b.id))
         for b in cfg.boards
-    ]
+    )
     pick_role = next((b.role for b in cfg.boards if b.kind == "open_weight"), "orchestrator")
-    machines = [
-        compute_machine(m, fields.get(pick_role, []), cfg, models, book,
-                        previous_ranks(previous, method_id, "machines", m.id))
+    machines = tuple(
+        compute_machine(m, fields.get(pick_role, []), cfg, models, book, previous_machine_ranks(earlier, m.id))
         for m in cfg.machines
-    ]
+    )
     value = compute_value_stack(fields, book, cfg)
     contributing = compute_contributing(boards, machines, value, contributions, models, book, cfg)
     dates = source_dates(inputs)
     sources = compute_sources(inputs, cfg, dates, contributing)
-    credited = [dates[s["name"]] for s in sources if s["name"] in dates]
+    credited = [dates[s.name] for s in sources if s.name in dates]
     arena_names = {s.name for s in cfg.sources if s.kind == "lmarena" and s.enabled}
     stale = any((st := inputs.statuses.get(n)) is not None and not st.ok for n in arena_names)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "date": now.date().isoformat(),
-        "created_at": now.isoformat(),
-        "method_id": method_id,
-        "demo": cfg.demo,
-        "as_of": max(credited).isoformat() if credited else None,
-        "stale": stale,
-        "site": {"title": cfg.site.title, "url": cfg.site.url},
-        "sources": sources,
-        "families": {k: {"title": v.title, "feeds": list(v.feeds)} for k, v in cfg.families.items()},
-        "roles": {k: {"title": v.title, "weights": dict(v.weights)} for k, v in cfg.roles.items()},
-        "observations": [observation_json(o, c) for o, c in zip(observations, calibrated)],
-        "calibration": [c.to_json() for c in calibrations],
-        "models": models,
-        "prices": price_json(book, inputs.prices, set(models)),
-        "boards": boards,
-        "machines": machines,
-        "stacks": {"best": compute_best_stack(boards), "value": value},
-        "arena": None,
-        "evals": None,
-        "index": None,
-    }
+    families = {k: snap.Family(title=v.title, feeds=tuple(v.feeds)) for k, v in cfg.families.items()}
+    snap_observations = tuple(compute_observation(o, c) for o, c in zip(observations, calibrated, strict=True))
+    snap_calibration = tuple(compute_calibration(c) for c in calibrations)
+    return ScoredBoards(
+        date=now.date().isoformat(),
+        created_at=now.isoformat(),
+        method_id=method_id,
+        as_of=max(credited).isoformat() if credited else None,
+        stale=stale,
+        previous_date=earlier.date if earlier is not None else None,
+        site=snap.SiteInfo(title=cfg.site.title, url=cfg.site.url),
+        sources=sources,
+        families=families,
+        roles={k: snap.Role(title=v.title, weights=dict(v.weights)) for k, v in cfg.roles.items()},
+        observations=snap_observations,
+        calibration=snap_calibration,
+        models=models,
+        prices=compute_prices(book, inputs.prices, set(models)),
+        boards=boards,
+        machines=machines,
+        stacks=snap.Stacks(best=compute_best_stack(boards), value=value),
+        worked_example=compute_worked_example(boards, families, snap_observations, snap_calibration, sources),
+    )
+
+
+def named_elsewhere(
+    cfg: SiteConfig, arena: snap.Arena | None, evals: snap.Evals | None
+) -> dict[str, set[str]]:
+    """Identity -> spellings of the models the Arena section and the index's eval suites name.
+
+    Arena battle spellings fold to identities as every observation does; an eval suite that
+    feeds the Capability Index names its models by their ids, which the index uses as
+    identities.
+    """
+    out: dict[str, set[str]] = {}
+    if arena is not None:
+        spellings = {m.model for m in arena.models} | {n for c in arena.components for n in c.models}
+        spellings |= {n for u in arena.unrated for n in u.models} | set(arena.winrate.models)
+        spellings |= {m.model for s in arena.history for m in s.models}
+        for name in spellings:
+            out.setdefault(identity_of(name, cfg.folding, cfg.aliases), set()).add(name)
+    if evals is not None and cfg.index.enabled:
+        feeds = {b.feed for b in cfg.index.boards}
+        for suite in evals.suites:
+            if f"evals/{suite.id}" in feeds:
+                for row in suite.rows:
+                    out.setdefault(row.model_id, set()).add(row.model_id)
+    return out
+
+
+def compute_snapshot(
+    inputs: ScoringInputs,
+    cfg: SiteConfig,
+    now: datetime,
+    previous: snap.Snapshot | None,
+    *,
+    arena: snap.Arena | None = None,
+    evals: snap.Evals | None = None,
+    demo: bool | None = None,
+    backfill: snap.Backfill | None = None,
+) -> snap.Snapshot:
+    """The day's complete snapshot: the scored boards, the Capability Index over them, and the
+    given Arena and eval-suite sections, joined by ``assemble_snapshot``. Pure: no I/O.
+
+    ``demo`` defaults to ``cfg.demo``; ``backfill`` describes a demo-history day.
+    """
+    scored = compute_scored_boards(inputs, cfg, now, previous, named_elsewhere(cfg, arena, evals))
+    index = compute_index_section(scored.observations, scored.models, evals, scored.date, cfg.index) \
+        if cfg.index.enabled else None
+    return assemble_snapshot(scored, demo=cfg.demo if demo is None else demo, arena=arena, evals=evals,
+                             index=index, backfill=backfill)

@@ -1,4 +1,4 @@
-"""Calibration: put every non-Arena feed onto the Arena text scale (seed 004, z-fit).
+"""Calibration: put every non-Arena feed onto the Arena text scale (a z-fit per feed release).
 
 For one source feed and release, the overlap is the set of identity keys with a selected,
 non-excluded score on that feed *and* a selected, non-excluded Arena text rating (duplicate
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from builder.records import Observation
+from builder.records import Observation, known
 
 MIN_OVERLAP = 10
 "Fewest overlap keys a fit needs before its feed may contribute."
@@ -94,7 +94,7 @@ def fit_calibration(
     beta = None
     if sigma > 0:
         z = [(x - mu) / sigma for x in xs]
-        beta = math.fsum(zi * (ai - alpha) for zi, ai in zip(z, arena)) / math.fsum(zi * zi for zi in z)
+        beta = math.fsum(zi * (ai - alpha) for zi, ai in zip(z, arena, strict=True)) / math.fsum(zi * zi for zi in z)
     if n < min_overlap:
         reason = f"overlap {n} < {min_overlap}"
     elif sigma == 0:
@@ -114,7 +114,7 @@ def calibrate(raw: float, cal: Calibration) -> float | None:
     return cal.alpha + cal.beta * (raw - cal.mu) / cal.sigma
 
 
-def _preference(obs: Observation) -> tuple:
+def _preference(obs: Observation) -> tuple[float | None, int, str, str]:
     # Same tie rule as selection: highest raw, latest date, greatest spelling and URL.
     return (obs.raw, obs.date.toordinal() if obs.date else -1, obs.model, obs.url)
 
@@ -131,7 +131,7 @@ def _one_per_key(observations: Iterable[Observation]) -> dict[str, Observation]:
 def compute_arena_anchor(observations: Iterable[Observation], text_feeds: set[str]) -> dict[str, float]:
     """Identity -> selected Arena text rating (one per key)."""
     rows = [o for o in observations if o.feed in text_feeds and usable_observation(o)]
-    return {k: float(o.raw) for k, o in _one_per_key(rows).items()}
+    return {k: known(o.raw, f"raw of {o.model}") for k, o in _one_per_key(rows).items()}
 
 
 def fit_calibrations(
@@ -156,7 +156,7 @@ def fit_calibrations(
     fits = []
     for (source, feed, release), rows in sorted(groups.items()):
         chosen = _one_per_key(rows)
-        pairs = [(k, float(chosen[k].raw), anchor[k]) for k in sorted(chosen)]
+        pairs = [(k, known(chosen[k].raw, f"raw of {k}"), anchor[k]) for k in sorted(chosen)]
         fits.append(fit_calibration(pairs, source=source, feed=feed, release=release, min_overlap=min_overlap))
     return fits
 
@@ -176,8 +176,8 @@ def compute_calibrated(
         if not usable_observation(obs):
             out.append(None)
         elif obs.feed in arena_feeds:
-            out.append(float(obs.raw))
+            out.append(known(obs.raw, f"raw of {obs.model}"))
         else:
             cal = by_key.get((obs.source, obs.feed, obs.release))
-            out.append(calibrate(float(obs.raw), cal) if cal else None)
+            out.append(calibrate(known(obs.raw, f"raw of {obs.model}"), cal) if cal else None)
     return out

@@ -13,78 +13,79 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import UserError
+from builder.snapshot.models import Board, Snapshot
 
 
-def _find_board(snapshot: dict[str, Any], board_id: str) -> dict[str, Any]:
-    boards = snapshot.get("boards") or []
-    for b in boards:
-        if b.get("id") == board_id:
-            return b
-    ids = ", ".join(b.get("id", "?") for b in boards) or "none"
-    raise UserError(f"board {board_id!r} is not in the snapshot (boards: {ids})")
+def _find_board(snapshot: Snapshot, board_id: str) -> Board:
+    board = snapshot.board(board_id)
+    if board is None:
+        ids = ", ".join(b.id for b in snapshot.boards) or "none"
+        raise UserError(f"board {board_id!r} is not in the snapshot (boards: {ids})")
+    return board
 
 
-def resolve_identity(snapshot: dict[str, Any], name: str) -> str | None:
+def resolve_identity(snapshot: Snapshot, name: str) -> str | None:
     """Identity for an identity key, display name or any published spelling (case-insensitive)."""
     wanted = name.casefold()
-    models = snapshot.get("models") or {}
-    for ident, meta in models.items():
-        names = [ident, meta.get("name") or "", *(meta.get("spellings") or [])]
+    for ident, meta in snapshot.models.items():
+        names = [ident, meta.name, *meta.spellings]
         if any(n.casefold() == wanted for n in names):
             return ident
-    for b in snapshot.get("boards") or []:
-        for row in [*b.get("rows", []), *b.get("new", [])]:
-            if wanted in (row["identity"].casefold(), row["model"].casefold()):
-                return row["identity"]
+    for b in snapshot.boards:
+        for row in (*b.rows, *b.new):
+            if wanted in (row.identity.casefold(), row.model.casefold()):
+                return row.identity
     return None
 
 
-def explain_model(snapshot: dict[str, Any], identity_or_spelling: str, board_id: str = "orchestrator") -> dict[str, Any]:
-    """The numbers behind one row: per-source calibration, family means, R, score, rank, labels."""
+def explain_model(snapshot: Snapshot, identity_or_spelling: str, board_id: str = "orchestrator") -> dict[str, Any]:
+    """The numbers behind one row: per-source calibration, family means, R, score, rank, labels.
+
+    Returns a JSON-able dict (``modelboards explain --format json`` prints it as is).
+    """
     board = _find_board(snapshot, board_id)
     ident = resolve_identity(snapshot, identity_or_spelling)
     if ident is None:
-        raise UserError(f"model {identity_or_spelling!r} is not in the snapshot dated {snapshot.get('date')}")
-    row = next((r for r in [*board.get("rows", []), *board.get("new", [])] if r["identity"] == ident), None)
+        raise UserError(f"model {identity_or_spelling!r} is not in the snapshot dated {snapshot.date}")
+    row = next((r for r in (*board.rows, *board.new) if r.identity == ident), None)
     if row is None:
-        on = [b["id"] for b in snapshot.get("boards") or []
-              if any(r["identity"] == ident for r in [*b.get("rows", []), *b.get("new", [])])]
+        on = [b.id for b in snapshot.boards if any(r.identity == ident for r in (*b.rows, *b.new))]
         raise UserError(f"model {identity_or_spelling!r} is not on board {board_id!r} "
                         f"(on: {', '.join(on) or 'no board'})")
-    weights: dict[str, float] = board["weights"]
-    families = snapshot.get("families") or {}
-    arena_sources = {s["name"] for s in snapshot.get("sources") or [] if s.get("kind") == "lmarena"}
-    fits = {(c["source"], c["feed"], c["release"]): c for c in snapshot.get("calibration") or []}
-    sources = []
-    for o in snapshot.get("observations") or []:
-        if o["identity"] != ident or o.get("calibrated") is None:
+    weights = dict(board.weights)
+    families = snapshot.families
+    arena_sources = {s.name for s in snapshot.sources if s.kind == "lmarena"}
+    fits = {(c.source, c.feed, c.release): c for c in snapshot.calibration}
+    sources: list[dict[str, Any]] = []
+    for o in snapshot.observations:
+        if o.identity != ident or o.calibrated is None:
             continue
         for fam, fc in families.items():
-            if o["feed"] in fc["feeds"] and weights.get(fam, 0) > 0:
-                fit = fits.get((o["source"], o["feed"], o["release"]))
+            if o.feed in fc.feeds and weights.get(fam, 0) > 0:
+                fit = fits.get((o.source, o.feed, o.release))
                 sources.append({
-                    "source": o["source"], "feed": o["feed"], "release": o["release"], "family": fam,
-                    "evaluator": o["evaluator"], "model": o["model"], "raw": o["raw"], "calibrated": o["calibrated"],
-                    "date": o.get("date"), "arena": o["source"] in arena_sources or fit is None,
+                    "source": o.source, "feed": o.feed, "release": o.release, "family": fam,
+                    "evaluator": o.evaluator, "model": o.model, "raw": o.raw, "calibrated": o.calibrated,
+                    "date": o.date, "arena": o.source in arena_sources or fit is None,
                     "calibration": None if fit is None else
-                    {k: fit[k] for k in ("n", "mu", "sigma", "alpha", "beta")},
+                    {"n": fit.n, "mu": fit.mu, "sigma": fit.sigma, "alpha": fit.alpha, "beta": fit.beta},
                 })
     fam_out = {}
     for fam, weight in weights.items():
         scores = [s["calibrated"] for s in sources if s["family"] == fam]
-        if fam in row["families"]:
-            fam_out[fam] = {"title": families.get(fam, {}).get("title", fam), "scores": scores,
-                            "mean": row["families"][fam], "weight": weight}
+        if fam in row.families:
+            fam_out[fam] = {"title": families[fam].title if fam in families else fam, "scores": scores,
+                            "mean": row.families[fam], "weight": weight}
     return {
-        "model": row["model"], "identity": ident, "board": board["id"], "board_title": board["title"],
-        "role": board["role"], "weights": weights, "date": snapshot.get("date"),
-        "method_id": snapshot.get("method_id"), "sources": sources, "families": fam_out,
-        "missing_families": [f for f in weights if f not in row["families"]],
-        "family_titles": {f: families.get(f, {}).get("title", f) for f in weights},
-        "r": row["r"], "score": row["score"], "rank": row["rank"], "ranked_rows": len(board.get("rows", [])),
-        "new": row["rank"] is None, "partial": row["partial"], "partial_reasons": row.get("partial_reasons", []),
-        "evaluators": row["evaluators"], "coverage": row["coverage"], "available_share": row["available_share"],
-        "movement": row.get("movement"),
+        "model": row.model, "identity": ident, "board": board.id, "board_title": board.title,
+        "role": board.role, "weights": weights, "date": snapshot.date,
+        "method_id": snapshot.method_id, "sources": sources, "families": fam_out,
+        "missing_families": [f for f in weights if f not in row.families],
+        "family_titles": {f: families[f].title if f in families else f for f in weights},
+        "r": row.r, "score": row.score, "rank": row.rank, "ranked_rows": len(board.rows),
+        "new": row.rank is None, "partial": row.partial, "partial_reasons": list(row.partial_reasons),
+        "evaluators": list(row.evaluators), "coverage": row.coverage, "available_share": row.available_share,
+        "movement": row.movement,
     }
 
 
@@ -108,7 +109,8 @@ def format_explain(d: dict[str, Any]) -> str:
     for fam in d["families"].values():
         scores = fam["scores"]
         if len(scores) > 1:
-            lines.append(f"  {fam['title']} = ({' + '.join(repr(x) for x in scores)}) / {len(scores)} = {fam['mean']!r}")
+            terms = " + ".join(repr(x) for x in scores)
+            lines.append(f"  {fam['title']} = ({terms}) / {len(scores)} = {fam['mean']!r}")
         else:
             lines.append(f"  {fam['title']} = {fam['mean']!r}")
     for f in d["missing_families"]:

@@ -1,4 +1,4 @@
-"""Families and the role score R (seed 004, "Combine families, then rank").
+"""Families and the role score R: family means first, then their weighted mean.
 
 For one model and one role with positive family weights ``w_f``::
 
@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from builder.records import Observation
+from builder.records import Observation, known
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ def compute_contributions(
         for fam in by_feed.get(obs.feed, ()):
             out.setdefault(obs.identity, []).append(
                 Contribution(obs.identity, fam, obs.source, obs.feed, obs.release, obs.evaluator,
-                             obs.model, float(obs.raw), float(value))
+                             obs.model, known(obs.raw, f"raw of {obs.model}"), float(value))
             )
     return out
 

@@ -1,4 +1,4 @@
-"""Token and build prices (seed 004, "What qualifies for each board").
+"""Token and build prices: what qualifies a model for the priced boards.
 
 Token price (USD per million tokens), for a per-token list price entry::
 
@@ -21,8 +21,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
-from builder.records import BuildCheck, Price
+from builder.records import BuildCheck, Price, known
 
 PRICE_DIGITS = 10
 "Decimal places kept in blended prices and other bound comparisons."
@@ -60,7 +61,7 @@ def select_token_prices(prices: Iterable[Price]) -> dict[str, tuple[Price, float
     for p in prices:
         if not valid_token_price(p):
             continue
-        blended = blended_price(float(p.input_per_token), float(p.output_per_token))
+        blended = blended_price(known(p.input_per_token, p.key), known(p.output_per_token, p.key))
         cur = best.get(p.identity)
         if cur is None or (blended, p.key) < (cur[1], cur[0].key):
             best[p.identity] = (p, blended)
@@ -78,12 +79,12 @@ class BuildPrice:
     passed: bool  # every matching job passed
     jobs: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"identity": self.identity, "model": self.model, "epoch": self.epoch,
                 "price": self.price, "passed": self.passed, "jobs": self.jobs}
 
 
-def _natural(label: str) -> tuple:
+def _natural(label: str) -> tuple[int | str, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label))
 
 
@@ -109,7 +110,7 @@ def compute_build_prices(checks: Sequence[BuildCheck]) -> dict[str, BuildPrice]:
     out = {}
     for identity, rows in sorted(jobs.items()):
         priced = all(c.excluded is None and positive_number(c.price) for c in rows)
-        price = float(statistics.median(float(c.price) for c in rows)) if priced else None
+        price = float(statistics.median(known(c.price, c.model) for c in rows)) if priced else None
         out[identity] = BuildPrice(
             identity=identity,
             model=min(c.model for c in rows),

@@ -1,4 +1,4 @@
-"""Score, label and rank the models of one role (seed 004, "Combine families, then rank").
+"""Score, label and rank the models of one role (from the weighted family means R).
 
     displayed score = round(R)                      (Python: exact halves go to the even integer)
     rank = 1 + number of ranked rows with a strictly greater unrounded R   (1, 2, 2, 4)
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Literal, TypeVar
 
 from builder.scoring.families import (
     Contribution,
@@ -114,10 +114,10 @@ def rank_rows(rows: Iterable[T], r: Callable[[T], float], spelling: Callable[[T]
     """(rank, row) sorted by descending unrounded R, ties in ascending spelling."""
     ordered = sorted(rows, key=lambda x: (-r(x), spelling(x)))
     ranks = competition_ranks([r(x) for x in ordered])
-    return list(zip(ranks, ordered))
+    return list(zip(ranks, ordered, strict=True))
 
 
-def rank_by_key(rows: Sequence[T], key: Callable[[T], tuple]) -> list[int]:
+def rank_by_key(rows: Sequence[T], key: Callable[[T], tuple[Any, ...]]) -> list[int]:
     """Competition ranks of rows already sorted by ``key`` (smaller key = better)."""
     ranks: list[int] = []
     for i, row in enumerate(rows):
@@ -130,7 +130,7 @@ def rank_by_key(rows: Sequence[T], key: Callable[[T], tuple]) -> list[int]:
 
 def compute_movement(
     identity: str, rank: int | None, previous_ranks: Mapping[str, int] | None
-) -> int | str | None:
+) -> int | Literal["new"] | None:
     """Places moved since the previous snapshot (positive = up), "new", or None.
 
     ``previous_ranks`` is None on the first snapshot or after a change of method.

@@ -1,5 +1,4 @@
-"""Choose one configuration per source, feed and model (seed 004, "Choose one configuration
-per source and model").
+"""Choose one configuration per source, feed and model: one observation counts per model.
 
 For every (source, feed, identity) the selected observation is the one that maximises
 
@@ -35,7 +34,8 @@ import datetime as dt
 import json
 import math
 from collections import defaultdict
-from typing import Any, Iterable, Sequence, TextIO, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO, TypeVar
 
 from builder.config import SiteConfig
 from builder.errors import UserError

@@ -5,7 +5,7 @@ Payload: one YAML file (``polyglot_leaderboard.yml`` in Aider-AI/aider), a list 
 pass_rate_2, pass_num_2, commit_hash, date, ...}``. Loaded with YAML *safe* loading.
 The score is ``pass_rate_2`` in percent, kept exactly as published.
 
-Run rules (seed 004). A run counts only when it is a documented single-model run:
+Run rules. A run counts only when it is a documented single-model run:
 
 * ``edit_format`` is ``whole``, ``diff`` or ``diff-fenced`` (``architect`` is not), and no
   ``editor_model`` is named (architect/editor pairs are excluded);

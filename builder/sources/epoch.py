@@ -5,7 +5,7 @@ with columns ``Model version, ECI Score, Release date, Organization, Country,
 Model accessibility, ...``. Some Epoch CSVs start with a UTF-8 byte-order mark, so the file
 is decoded as ``utf-8-sig``. ECI scores are index points (roughly 100-170), not percentages.
 
-Run rule (seed 004): Epoch uses rows with an ECI score. A row without one is kept as an
+Run rule: Epoch uses rows with an ECI score. A row without one is kept as an
 excluded observation with reason ``"no ECI score"``; most rows of the real file are such
 (284 of 426).
 
@@ -111,6 +111,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         released = parse_date(row.get("Release date"))
         organization = _clean(row.get("Organization"))
         accessibility = _clean(row.get("Model accessibility"))
+        raw: float | None
+        problem: str | None
         if None in row:  # csv puts surplus cells of a ragged row under the key None
             raw, problem = None, f"row {lineno}: {len(header) + len(row[None])} fields, header has {len(header)}"
         elif row.get("ECI Score") is None:

@@ -1,6 +1,6 @@
 """LiteLLM ``model_prices_and_context_window.json`` -> token ``Price`` records.
 
-Formula (seed 004, "What qualifies for each board"): token prices use LiteLLM chat entries
+Formula (what qualifies a model for the priced boards): token prices use LiteLLM chat entries
 without a colon in the name; input and output prices must be finite, numeric, positive and
 not booleans; the blended price, in USD per million tokens, is
 
@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import date, datetime, timezone
-from typing import Any, Mapping
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
 
 from builder.config import SourceConfig
 from builder.records import ModelInfo, ParseResult, Payload, Price
@@ -113,7 +114,7 @@ def _published(value: Any) -> date | None:
         except ValueError:
             return None
     if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(timezone.utc)
+        stamp = stamp.astimezone(UTC)
     return stamp.date()
 
 
@@ -138,7 +139,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         raise PayloadError(f"{name}: expected a JSON object keyed by model name, got {type(data).__name__}")
 
     published = _published(data.get("last_updated"))
-    as_of = published or source.date or payload.fetched_at.astimezone(timezone.utc).date()
+    as_of = published or source.date or payload.fetched_at.astimezone(UTC).date()
 
     prices: list[Price] = []
     models: list[ModelInfo] = []

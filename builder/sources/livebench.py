@@ -3,7 +3,7 @@
 Payload: files named ``table_YYYY_MM_DD.csv`` (``model,<task>,<task>,...``, task scores in
 percent, 0-100) and ``categories_YYYY_MM_DD.json`` (``{category: [task, ...]}``), possibly
 for several dates (keys may carry a folder, e.g. ``public/table_2026_01_08.csv``). Only the
-latest table is read (seed 004: "LiveBench uses its latest linked dated CSV"), with the
+latest table is read (LiveBench counts by its latest linked dated CSV only), with the
 categories file of its own date, or else the latest one not newer than the table (the same
 rule ``builder.fetch`` uses). The task set changes between releases (21 tasks on 2025-12-23,
 23 on 2026-01-08), which is why the dates matter: a task the categories file names but the
@@ -49,6 +49,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import PurePosixPath
 from statistics import fmean
@@ -123,6 +124,46 @@ def _row_url(source: SourceConfig, payload: Payload, table_name: str) -> str:
     return row_url(source, payload)
 
 
+def _summary_columns(categories: Mapping[str, Sequence[str]], feeds: Mapping[str, str],
+                     column: Mapping[str, int]) -> tuple[dict[str, int], int | None]:
+    """(category -> index of its summary column, index of the global summary column).
+
+    A summary column is any non-task column named after the category (its name, slug, feed
+    name, or either with ``_average``); the global one is named like ``GLOBAL_SUMMARY_COLUMNS``.
+    Column 0 (the model) never is.
+    """
+    task_columns = {t for tasks in categories.values() for t in tasks}
+    summary: dict[str, int] = {}
+    for c in categories:
+        wanted = {c.lower(), slug(c), feeds[c], f"{slug(c)}_average", f"{feeds[c]}_average"}
+        for h, i in column.items():
+            if i > 0 and h not in task_columns and (h.lower() in wanted or slug(h) in wanted):
+                summary[c] = i
+                break
+    global_col = next(
+        (i for h, i in column.items() if i > 0 and h not in task_columns and slug(h) in GLOBAL_SUMMARY_COLUMNS),
+        None,
+    )
+    return summary, global_col
+
+
+def _task_mean(row: Sequence[str], tasks: Sequence[str], column: Mapping[str, int],
+               table_name: str) -> tuple[float | None, str | None]:
+    """(mean of the category's task scores, None) or (None, why not): every task must be a
+    column of the table with a valid score, and the category must have at least one."""
+    values: list[float] = []
+    for t in tasks:
+        if t not in column:
+            return None, f"task {t!r} is not in {table_name}"
+        value, why = check_score(row[column[t]], percent=True)
+        if why or value is None:
+            return None, f"task {t!r}: {why}"
+        values.append(value)
+    if not values:
+        return None, "category has no tasks"
+    return fmean(values), None
+
+
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     """Parse the latest LiveBench release into ``<source>/global`` and per-category rows."""
     day, table_key, cats_key = _dated_files(payload)
@@ -139,24 +180,14 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         raise PayloadError(f"{table_key}: the first column must be 'model' (header {header!r})")
     header = [h.strip() for h in header]
     column = {h: i for i, h in enumerate(header)}
-    task_columns = {t for tasks in categories.values() for t in tasks}
 
     overrides = source.options.get("feed_names") or {}
     feeds = {c: feed_slug(c, overrides) for c in categories}
-    clash = sorted({f for f in feeds.values() if list(feeds.values()).count(f) > 1} | ({"global"} & set(feeds.values())))
+    slugs = list(feeds.values())
+    clash = sorted({f for f in slugs if slugs.count(f) > 1} | ({"global"} & set(slugs)))
     if clash:
         raise PayloadError(f"{cats_key}: categories share the feed name(s) {', '.join(clash)}")
-    summary: dict[str, int] = {}
-    for c in categories:
-        wanted = {c.lower(), slug(c), feeds[c], f"{slug(c)}_average", f"{feeds[c]}_average"}
-        for h, i in column.items():
-            if i > 0 and h not in task_columns and (h.lower() in wanted or slug(h) in wanted):
-                summary[c] = i
-                break
-    global_col = next(
-        (i for h, i in column.items() if i > 0 and h not in task_columns and slug(h) in GLOBAL_SUMMARY_COLUMNS),
-        None,
-    )
+    summary, global_col = _summary_columns(categories, feeds, column)
 
     url = _row_url(source, payload, table_name)
     release = day.isoformat()
@@ -188,7 +219,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             reason = f"{table_name} line {line} ({model!r}): ragged row, {len(row)} fields, header has {len(header)}"
             emit(model, "global", None, reason, {"category": "global", "from_summary": False})
             for c in categories:
-                emit(model, feeds[c], None, reason, {"category": c, "from_summary": False, "tasks": list(categories[c])})
+                emit(model, feeds[c], None, reason, {"category": c, "from_summary": False,
+                                                     "tasks": list(categories[c])})
             continue
 
         scores: dict[str, float] = {}
@@ -199,27 +231,14 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
                 raw, problem = check_score(row[summary[c]], percent=True)
                 problem = f"{header[summary[c]]}: {problem}" if problem else None
             else:
-                values: list[float] = []
-                problem = None
-                for t in tasks:
-                    if t not in column:
-                        problem = f"task {t!r} is not in {table_name}"
-                        break
-                    value, why = check_score(row[column[t]], percent=True)
-                    if why:
-                        problem = f"task {t!r}: {why}"
-                        break
-                    values.append(value)  # type: ignore[arg-type]
-                if problem is None and not values:
-                    problem = "category has no tasks"
-                raw = fmean(values) if problem is None else None
+                raw, problem = _task_mean(row, tasks, column, table_name)
             if problem is None:
                 raw, problem = check_score(raw, percent=True)
-            if problem:
+            if problem or raw is None:
                 incomplete.append(c)
                 emit(model, feeds[c], raw if c in summary else None, f"category {c!r} incomplete: {problem}", details)
             else:
-                scores[c] = raw  # type: ignore[assignment]
+                scores[c] = raw
                 emit(model, feeds[c], raw, None, details)
 
         complete = [c for c in categories if c in scores]

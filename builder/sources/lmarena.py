@@ -44,7 +44,8 @@ def _pick_file(payload: Payload) -> tuple[str, bytes]:
         return plain[0], payload.files[plain[0]]
     if not plain:
         raise PayloadError(f"{payload.origin}: no plain (non style-control) leaderboard JSON file in the payload")
-    raise PayloadError(f"{payload.origin}: {len(plain)} leaderboard files in one payload ({', '.join(sorted(plain))}); expected one")
+    raise PayloadError(f"{payload.origin}: {len(plain)} leaderboard files in one payload ({', '.join(sorted(plain))}); "
+                       f"expected one")
 
 
 def _bound(value: Any) -> float | None:

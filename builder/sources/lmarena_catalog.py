@@ -5,8 +5,8 @@ Payload shape: a JSON list of ``{"name": "GPT-4o", "model_api_name":
 "organization": "OpenAI", "license": "Proprietary", "price_source": ..., "model_source":
 ..., "hidden"?: true}``.
 
-The Arena weight licence is what the open-weight board reads (seed 004: "an Arena weight
-licence that is present and not marked proprietary"), so ``open_weight`` comes from
+The Arena weight licence is what the open-weight board reads (a model is open-weight when
+its Arena weight licence is present and not marked proprietary), so ``open_weight`` comes from
 ``builder.sources.metadata.open_weight`` (which knows the upstream misspelling
 "Propretary"). The catalog's token prices (USD per million, as strings) are not used: token
 prices come from LiteLLM and OpenRouter. ``model`` is the Arena spelling

@@ -1,6 +1,6 @@
 """OpenRouter ``GET /api/v1/models`` -> token ``Price`` records (the value stack's prices).
 
-Formula (seed 004): the blended price, in USD per million tokens, is
+Formula: the blended price, in USD per million tokens, is
 
     blended = 1_000_000 * (0.75 * pricing.prompt + 0.25 * pricing.completion)
 
@@ -23,7 +23,7 @@ list price. Entries with a usable ``context_length`` also yield a ``ModelInfo``.
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from builder.config import SourceConfig
@@ -52,7 +52,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     rows = doc.get("data") if isinstance(doc, dict) else None
     if not isinstance(rows, list):
         raise PayloadError(f"{name}: expected an object with a 'data' list of models")
-    as_of = source.date or payload.fetched_at.astimezone(timezone.utc).date()
+    as_of = source.date or payload.fetched_at.astimezone(UTC).date()
 
     prices: list[Price] = []
     models: list[ModelInfo] = []
@@ -62,7 +62,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             prices.append(Price(source.name, key, key, None, None, None, as_of, excluded="entry has no model id"))
             continue
         key = row["id"]
-        pricing = row.get("pricing") if isinstance(row.get("pricing"), dict) else {}
+        pricing = row.get("pricing")
+        pricing = pricing if isinstance(pricing, dict) else {}
         inp, bad_in = _price(pricing.get("prompt"), "pricing.prompt")
         out, bad_out = _price(pricing.get("completion"), "pricing.completion")
         reason = bad_in or bad_out

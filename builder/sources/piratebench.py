@@ -11,8 +11,8 @@ Payload shape (format version 1)::
 Every job of every epoch becomes one record carrying its epoch's ``scored`` flag; the
 scorer keeps the latest scored epoch. ``price_usd`` is the list price of that build in USD;
 it must be a finite, positive number that is not a boolean. A job whose price breaks that
-rule keeps ``price=None`` and an ``excluded`` reason: it is not dropped, because seed 004
-makes a model's build price absent when any matching job lacks a positive numeric price
+rule keeps ``price=None`` and an ``excluded`` reason: it is not dropped, because a model's
+build price is absent when any matching job lacks a positive numeric price
 (the build price is the median of the job prices only when all of them are usable).
 
 A payload that is not this format (not JSON, wrong ``benchmark``/``version``, an epoch

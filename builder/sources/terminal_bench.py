@@ -11,7 +11,7 @@ The dataset folder is spelled with ``@`` or ``:``; both mean the same benchmark 
 A submission folder is normally ``YYYYMMDD_<agent>_<model>``; folders that break the pattern
 (``ob1-09-10-25``) take agent, model and date from their run metadata only.
 
-Rules (seed 004):
+Rules:
 
 * only the latest benchmark version counts (versions compare numerically, ``0.10.0`` >
   ``0.9.1``); submissions of older versions are not read at all;
@@ -181,7 +181,8 @@ def _start_date(meta: Any) -> date | None:
 def _agent_version(meta: Any) -> str | None:
     if not isinstance(meta, dict):
         return None
-    kwargs = meta.get("agent_kwargs") if isinstance(meta.get("agent_kwargs"), dict) else {}
+    kwargs = meta.get("agent_kwargs")
+    kwargs = kwargs if isinstance(kwargs, dict) else {}
     for value in (meta.get("agent_version"), kwargs.get("version"), kwargs.get("agent_version")):
         if value not in (None, ""):
             return str(value)
@@ -294,8 +295,8 @@ def _exclude_incompatible(observations: list[Observation]) -> list[Observation]:
         if o.excluded is None and o.date is not None:
             by_model[o.model].append(i)
     out = list(observations)
-    for model, idxs in by_model.items():
-        last = max(observations[i].date for i in idxs)  # type: ignore[type-var]
+    for idxs in by_model.values():
+        last = max(d for i in idxs if (d := observations[i].date) is not None)
         on_last = [i for i in idxs if observations[i].date == last]
         configs = {(observations[i].details["agent"], observations[i].details["agent_version"]) for i in on_last}
         if len(configs) > 1:

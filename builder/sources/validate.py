@@ -1,4 +1,4 @@
-"""Score validation shared by every parser (seed 004, "Sources and role weights").
+"""Score validation shared by every parser (the same rule for every source's scores).
 
 Numeric scores must be finite and cannot be booleans; percentage scores must lie in
 [0, 100] inclusive. A value that breaks a rule is kept as an excluded observation with the

@@ -200,7 +200,7 @@ class SeedStyleElo:
 
 def seed_style_elo(la: list[str], lb: list[str], lw: list[str]) -> dict[str, float]:
     elo = SeedStyleElo()
-    for a, b, w in zip(la, lb, lw):
+    for a, b, w in zip(la, lb, lw, strict=True):
         elo.update_ratings(a, b, w)
     return elo.ratings
 
@@ -253,7 +253,7 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
     out["fit"] = min(t_fit, best(lambda: fit_bt(count_pairs(battles)), 2))
     for r in rounds:
         out["boot"][str(r)] = best(lambda r=r: bootstrap_bt(counts, fit, r, seed=1), 2 if r <= 100 else 1)
-    out["ratings"] = dict(zip(fit.models, fit.ratings.tolist()))
+    out["ratings"] = dict(zip(fit.models, fit.ratings.tolist(), strict=True))
     if elo_python:
         names = battles.models
         la = [names[k] for k in battles.model_a.tolist()]
@@ -347,8 +347,8 @@ def child_arena_rank(path: str) -> dict:
     lower = np.asarray(res["rating_lower"])
     sandwich = time.perf_counter() - t0
     return {"import": t_import, "load": load, "features": features, "build": build, "fit": t_fit, "sandwich": sandwich,
-            "ratings": dict(zip(res["competitors"], np.asarray(res["ratings"]).tolist())),
-            "lower": dict(zip(res["competitors"], lower.tolist())),
+            "ratings": dict(zip(res["competitors"], np.asarray(res["ratings"]).tolist(), strict=False)),
+            "lower": dict(zip(res["competitors"], lower.tolist(), strict=False)),
             "beta": np.asarray(res["coeffs"]).tolist(), "peak_mb": peak_mb()}
 
 
@@ -410,7 +410,7 @@ def main_style(sizes: list[int]) -> None:
                       "(target >= 20x)")
                 dr = max(abs(ours["ratings"][m] - theirs["ratings"][m]) for m in theirs["ratings"])
                 dl = max(abs(ours["lower"][m] - theirs["lower"][m]) for m in theirs["lower"])
-                db = max(abs(a - b) for a, b in zip(ours["beta"], theirs["beta"]))
+                db = max(abs(a - b) for a, b in zip(ours["beta"], theirs["beta"], strict=False))
                 print(f"  max |difference| vs arena-rank (its default tolerances): rating {dr:.3f}, lower bound "
                       f"{dl:.3f} points, beta {db:.2e}")
             if n >= 3_000_000:
@@ -477,7 +477,8 @@ def main() -> None:
         seed100 = None if seed["per_round"] is None else seed["fit"] + 100 * seed["per_round"]
         seed1000 = None if seed["per_round"] is None else seed["fit"] + 1000 * seed["per_round"]
         print(f"{n:>9} | {'seed':<5} | {f(seed['load']):>7} | {f(seed['fit']):>7} | {f(seed100, '~{:.0f}'):>9} | "
-              f"{f(seed1000, '~{:.0f}'):>10} | {f(seed['peak_mb'], '{:.0f}'):>7} | {f(ours.get('elo_python'), '{:.3f}'):>7}")
+              f"{f(seed1000, '~{:.0f}'):>10} | {f(seed['peak_mb'], '{:.0f}'):>7} | "
+              f"{f(ours.get('elo_python'), '{:.3f}'):>7}")
         o100 = None if "100" not in ours["boot"] else ours["fit"] + ours["boot"]["100"]
         o1000 = None if "1000" not in ours["boot"] else ours["fit"] + ours["boot"]["1000"]
         print(f"{'':>9} | {'ours':<5} | {f(ours['load']):>7} | {f(ours['fit'], '{:.3f}'):>7} | {f(o100):>9} | "

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from builder.config import load_config
 from builder.render.site import render_site
-from fixtures.make_snapshot import make_snapshot
+from fixtures.make_snapshot import make_typed
 
 LIMIT = 12.0
 
@@ -31,8 +31,8 @@ LIMIT = 12.0
 def bench(n: int, repeat: int) -> tuple[float, int, int]:
     """(best seconds, pages written, files written) for a snapshot of ``n`` models."""
     cfg, _ = load_config(ROOT / "tests" / "fixtures" / "site.yml")
-    snap = make_snapshot(n, seed=n)
-    previous = make_snapshot(n, seed=n + 1, day="2026-11-29")
+    snap = make_typed(n, seed=n)
+    previous = make_typed(n, seed=n + 1, day="2026-11-29")
     best = float("inf")
     pages = files = 0
     for _ in range(repeat):

@@ -1,0 +1,50 @@
+"""Every page of the site, in one explicit list: ``PAGES`` (menu order = render order).
+
+``builder.render.site.render_site`` renders exactly the entries of the list it is given
+(``PAGES`` by default) whose ``available(snapshot, earlier_snapshots)`` is true; the menu
+shows those that have a menu title. To add a page: write a module here with a
+``render_*(w: SiteWriter)`` function and add one ``Page`` entry below.
+"""
+
+from __future__ import annotations
+
+from builder.render.pages import (
+    archive,
+    arena,
+    boards,
+    charts,
+    content,
+    data,
+    evals,
+    evidence,
+    excluded,
+    front,
+    methodology,
+    models,
+    race,
+    stacks,
+)
+from builder.render.writer import Page, has_any_snapshot, has_snapshot
+
+PAGES: tuple[Page, ...] = (
+    Page("home", front.render_front),
+    Page("boards", boards.render_boards, "Boards", "boards/", has_snapshot),
+    Page("stacks", stacks.render_stacks, "Stacks", "stacks/", has_snapshot),
+    Page("picks", stacks.render_picks, "Home computers", "picks/", has_snapshot),
+    Page("models", models.render_models, "Models", "models/", has_snapshot),
+    Page("excluded", excluded.render_excluded, "Excluded", "excluded/", has_snapshot),
+    Page("arena", arena.render_arena, "Arena", "arena/", arena.arena_available),
+    Page("evals", evals.render_evals, "Evals", "evals/", evals.evals_available),
+    Page("index", evidence.render_index, "Index", "capability-index/", evidence.index_available),
+    Page("evidence", evidence.render_evidence, "Evidence", "evidence/", evidence.evidence_available),
+    Page("race", race.render_race, "Race", "race/", has_any_snapshot),
+    Page("charts", charts.render_charts, "Charts", "charts/", has_snapshot),
+    Page("archive", archive.render_archive, "Archive", "archive/", has_any_snapshot),
+    Page("data", data.render_data, "Data", "data/"),
+    Page("methodology", methodology.render_methodology, "Methodology", "methodology/"),
+    Page("about", content.render_about, content.about_title, "about/"),
+    Page("content", content.render_content_pages),
+    Page("404", content.render_not_found),
+)
+
+__all__ = ["PAGES"]

@@ -1,0 +1,130 @@
+"""The Archive (every saved snapshot with its downloads) and the method changelog.
+
+Also writes each snapshot's JSON download (``data/snapshots/<date>.json``) and the board
+downloads of every earlier day (``data/archive/<date>/<board>.csv|.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from builder.render import exports
+from builder.render.writer import SiteWriter, Snap
+from builder.snapshot.models import Family, Role
+from builder.util.io import compact_json
+
+
+def all_snapshots(w: SiteWriter) -> list[Snap]:
+    """The current snapshot first, then the earlier ones, newest first."""
+    return ([w.snap] if w.snap else []) + list(reversed(w.history))
+
+
+def snapshot_download(snap: Snap) -> str:
+    """``data/snapshots/<date>.json``: the snapshot as compact JSON, keys sorted."""
+    return compact_json(snap.model_dump(mode="json"), sort_keys=True)
+
+
+def render_archive(w: SiteWriter) -> None:
+    snap = w.snap
+    if snap:
+        w.file(f"data/snapshots/{snap.date}.json", snapshot_download(snap))
+    for old in w.history:
+        _render_archived_downloads(w, old)
+    snapshots = all_snapshots(w)
+    w.page("archive/index.html", "archive.html", title="Archive", section="archive",
+           description="Every saved snapshot with its boards and downloads.",
+           entries=[_archive_entry(s, s is snap) for s in snapshots])
+    w.page("changelog/index.html", "changelog.html", title="Method changelog", section="changelog",
+           description="Every scoring method id seen across the snapshots and what changed.",
+           methods=method_changelog(list(reversed(snapshots))))
+
+
+def _render_archived_downloads(w: SiteWriter, snap: Snap) -> None:
+    day = snap.date
+    w.file(f"data/snapshots/{day}.json", snapshot_download(snap))
+    for b in snap.boards:
+        w.file(f"data/archive/{day}/{b.id}.csv", exports.render_board_csv(b))
+        w.file(f"data/archive/{day}/{b.id}.json", exports.render_board_json(b, snap, w.attribution))
+
+
+def _archive_entry(s: Snap, is_current: bool) -> dict[str, Any]:
+    day = s.date
+    boards = []
+    for b in s.boards:
+        rows = b.rows
+        prefix = "data/boards/" if is_current else f"data/archive/{day}/"
+        boards.append({"id": b.id, "title": b.title or b.id, "n": len(rows),
+                       "top": rows[0].model if rows else None,
+                       "top_identity": rows[0].identity if rows else None,
+                       "csv": f"{prefix}{b.id}.csv", "json": f"{prefix}{b.id}.json"})
+    return {"date": day, "created_at": s.created_at, "method_id": s.method_id,
+            "as_of": s.as_of, "stale": s.stale, "demo": s.demo,
+            "current": is_current, "boards": boards, "snapshot": f"data/snapshots/{day}.json"}
+
+
+def method_changelog(snapshots_oldest_first: Sequence[Snap]) -> list[dict[str, Any]]:
+    """One entry per method id (in order of first use) with the dates and what changed."""
+    entries: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    prev: Snap | None = None
+    for s in snapshots_oldest_first:
+        mid = s.method_id or "unknown"
+        e = by_id.get(mid)
+        if e is None:
+            e = {"method_id": mid, "first": s.date, "last": s.date, "count": 0,
+                 "changes": method_changes(prev, s) if prev is not None else ["first method on record"]}
+            by_id[mid] = e
+            entries.append(e)
+        e["last"] = s.date
+        e["count"] += 1
+        prev = s
+    return list(reversed(entries))
+
+
+def method_changes(a: Snap, b: Snap) -> list[str]:
+    """Human-readable differences in sources, families and role weights between two snapshots."""
+    out = _source_changes(a, b) + _family_changes(a.families, b.families)
+    out += _weight_changes(a.roles, b.roles)
+    if not out:
+        out.append("configuration outside sources, families and weights "
+                   "(folding, aliases, price rules or flagship rule)")
+    return out
+
+
+def _source_changes(a: Snap, b: Snap) -> list[str]:
+    sa = {s.name for s in a.sources}
+    sb = {s.name for s in b.sources}
+    return ([f"source added: {n}" for n in sorted(x for x in sb - sa if x)]
+            + [f"source removed: {n}" for n in sorted(x for x in sa - sb if x)])
+
+
+def _family_changes(fa: Mapping[str, Family], fb: Mapping[str, Family]) -> list[str]:
+    out: list[str] = []
+    for f in sorted(set(fa) | set(fb)):
+        feeds_a = set(fa[f].feeds) if f in fa else set()
+        feeds_b = set(fb[f].feeds) if f in fb else set()
+        if f not in fa:
+            out.append(f"family added: {f} ({', '.join(sorted(feeds_b))})")
+        elif f not in fb:
+            out.append(f"family removed: {f}")
+        elif feeds_a != feeds_b:
+            added, removed = sorted(feeds_b - feeds_a), sorted(feeds_a - feeds_b)
+            parts = ([f"+{', +'.join(added)}"] if added else []) + ([f"-{', -'.join(removed)}"] if removed else [])
+            out.append(f"family {f} feeds: {'; '.join(parts)}")
+    return out
+
+
+def _weight_changes(ra: Mapping[str, Role], rb: Mapping[str, Role]) -> list[str]:
+    out: list[str] = []
+    for r in sorted(set(ra) | set(rb)):
+        if r not in ra:
+            out.append(f"role added: {r}")
+        elif r not in rb:
+            out.append(f"role removed: {r}")
+        else:
+            wa, wb = ra[r].weights, rb[r].weights
+            for f in sorted(set(wa) | set(wb)):
+                if wa.get(f) != wb.get(f):
+                    out.append(f"role {r} weight {f}: {wa.get(f, 0)} -> {wb.get(f, 0)}")
+    return out

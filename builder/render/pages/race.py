@@ -1,0 +1,86 @@
+"""The bar-chart race page (``/race/``): the race documents of ``builder.charts.race`` animated with D3.
+
+The page writes ``data/race/boards.json`` and ``data/race/arena.json`` and copies D3 v7
+(``node_modules/d3``, from ``npm ci``) into ``static/vendor/``; the chart pages use that copy.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from builder.charts.race import ARENA_JSON, BOARDS_JSON, compute_race_data, dump_race_doc, order_snapshots
+from builder.render.writer import SiteWriter, Snap
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+D3_DIST = Path("node_modules") / "d3" / "dist" / "d3.min.js"
+"D3 v7 from the npm package (``npm ci``); the build copies it into the site."
+D3_SITE_PATH = "static/vendor/d3.min.js"
+
+
+
+def find_d3(base: Path | None = None) -> Path | None:
+    """``node_modules/d3/dist/d3.min.js`` beside ``base`` (site.yml's folder), else the repository's."""
+    for root in ([Path(base)] if base is not None else []) + [REPO_ROOT]:
+        p = root / D3_DIST
+        if p.is_file():
+            return p
+    return None
+
+
+def copy_d3(out_site_dir: Path, base: Path | None = None) -> Path | None:
+    """Copy D3 (and its ISC licence) into ``static/vendor/``; None when ``npm ci`` has not run."""
+    src = find_d3(base)
+    if src is None:
+        return None
+    dst = Path(out_site_dir) / D3_SITE_PATH
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    licence = src.parents[1] / "LICENSE"
+    if licence.is_file():
+        shutil.copyfile(licence, dst.with_name("d3.LICENSE.txt"))
+    return dst
+
+
+def render_race_page(
+    w: SiteWriter,
+    snapshot: Snap | None,
+    history: Sequence[Snap],
+    *,
+    base: Path | None = None,
+) -> None:
+    """Write ``race/index.html``, its two JSON downloads and the D3 copy through the site writer.
+
+    ``snapshot`` is the current snapshot (None: history only), ``history`` the earlier ones.
+    Without D3 (``npm ci`` not run) the page still renders its table, says why there is no
+    animation, and a warning is logged.
+    """
+    boards_doc, arena_doc = compute_race_data(history, snapshot)
+    w.file(BOARDS_JSON, dump_race_doc(boards_doc))
+    w.file(ARENA_JSON, dump_race_doc(arena_doc))
+    d3 = copy_d3(w.out, base)
+    if d3 is None:
+        log.warning("race page: %s not found (run `npm ci`); the page shows tables only", D3_DIST)
+    choices = [{"id": b["id"], "title": b["title"], "frames": len(b["frames"])}
+               for b in boards_doc["boards"] if b["frames"]]
+    if arena_doc["frames"]:
+        choices.append({"id": "arena", "title": arena_doc["title"], "frames": len(arena_doc["frames"])})
+    first = next((b for b in boards_doc["boards"] if b["frames"]), None)
+    if first is None and arena_doc["frames"]:
+        first = arena_doc
+    frame = first["frames"][-1] if first else None
+    demo_from = [s.date for s in order_snapshots([snapshot, *history]) if s.backfill]
+    w.page("race/index.html", "race.html", title="Ranking race", section="race",
+           description="How the boards' rankings changed, snapshot by snapshot, as an animated bar-chart race.",
+           choices=choices, default=first, frame=frame, has_d3=d3 is not None,
+           boards_json=BOARDS_JSON, arena_json=ARENA_JSON, d3_path=D3_SITE_PATH,
+           backfilled=(demo_from[0], demo_from[-1]) if demo_from else None)
+
+
+def render_race(w: SiteWriter) -> None:
+    """The race of the writer's current and earlier snapshots."""
+    render_race_page(w, w.snap, w.history)

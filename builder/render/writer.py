@@ -1,0 +1,193 @@
+"""What every page module uses: the ``Page`` entry, the ``SiteWriter`` and the small helpers.
+
+A page module exposes one or more ``render_*(w: SiteWriter)`` functions; the list of pages
+(``builder.render.pages.PAGES``) names each with its menu entry and when it is built.
+Nothing here imports a page module, so the pages import this module one way only.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jinja2
+
+from builder.config import SiteConfig
+from builder.render.formatting import FILTERS
+from builder.render.markdown import SLOT, ContentPage, render_markdown
+from builder.snapshot.models import Board, Snapshot
+from builder.util.text import model_slug, safe_url
+
+T = TypeVar("T")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+Snap = Snapshot
+"A snapshot as the renderer reads it: the typed, validated ``builder.snapshot.Snapshot``."
+
+
+def _always(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Page:
+    """One entry of the site's page list: what to render, its menu entry, when to build it.
+
+    ``render(writer)`` writes the page (and its downloads) through the ``SiteWriter``;
+    ``available(snapshot, earlier_snapshots)`` says whether to build it (and show its menu
+    entry) for these inputs. ``menu`` is the menu title (``None``: not in the menu), or a
+    function of the writer when the title comes from the content (the About page).
+    """
+
+    key: str
+    render: Callable[[SiteWriter], None]
+    menu: str | Callable[[SiteWriter], str] | None = None
+    href: str = ""  # relative to the site root, e.g. "arena/"
+    available: Callable[[Snap | None, Sequence[Snap]], bool] = _always
+
+    def menu_title(self, w: SiteWriter) -> str | None:
+        return self.menu(w) if callable(self.menu) else self.menu
+
+
+@dataclass
+class SiteWriter:
+    """Writes pages and files into ``out`` and remembers the HTML pages for the sitemap.
+
+    It also carries the render's inputs, so a page function needs nothing else: ``snap``
+    (the current snapshot or None), ``history`` (the earlier snapshots, oldest first),
+    ``cfg``, ``base`` (site.yml's folder), ``content`` (the markdown pages), ``warnings``
+    (a page may add its own) and ``common`` (the context every template receives).
+    """
+
+    out: Path
+    env: jinja2.Environment
+    common: dict[str, Any]
+    base_path: str
+    cfg: SiteConfig
+    base: Path
+    snap: Snap | None = None
+    history: Sequence[Snap] = ()
+    content: Mapping[str, ContentPage] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    attribution: str = ""
+    pages: list[str] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def file(self, rel: str, text: str) -> None:
+        path = self.out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+    def page(self, rel: str, template: str, *, sitemap: bool = True, absolute: bool = False, **ctx: Any) -> None:
+        """Render ``template`` to ``rel`` (``.../index.html``); ``absolute`` links from the base path."""
+        root = self.base_path if absolute else "../" * rel.count("/")
+        here = rel.removesuffix("index.html")
+        context = {**self.common, **ctx, "root": root, "home": root or "./", "here": here}
+        context["canonical"] = self.common["base_url"] + here if sitemap else None
+        self.file(rel, self.env.get_template(template).render(context))
+        if sitemap:
+            self.pages.append(here)
+
+    def cached(self, key: str, make: Callable[[], T]) -> T:
+        """``make()`` once per render (e.g. an index several pages share)."""
+        if key not in self.cache:
+            self.cache[key] = make()
+        value: T = self.cache[key]
+        return value
+
+
+def make_env(templates: Path) -> jinja2.Environment:
+    """The jinja2 environment: autoescape everywhere, undefined names are errors."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(FILTERS)
+    env.filters["slug"] = model_slug
+    env.globals["safe_url"] = safe_url
+    return env
+
+
+def find_dir(base: Path, name: str) -> Path:
+    """``base/name`` when it exists, else the repository's own (templates/, content/), else
+    the copy an installed wheel carries (``builder._templates``, ``builder._content``)."""
+    p = base / name
+    if p.is_dir():
+        return p
+    if (REPO_ROOT / name).is_dir():
+        return REPO_ROOT / name
+    return Path(__file__).resolve().parents[1] / f"_{name}"
+
+
+def copy_static(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+
+
+def md(page: ContentPage | None, root: str) -> str:
+    """A content page's body as HTML (links relative to ``root``); "" without a page."""
+    return render_markdown(page.body, root) if page else ""
+
+
+def fill_slots(html: str, slots: Mapping[str, str], *, append_missing: bool = False) -> str:
+    """Replace ``<p>[[name]]</p>`` paragraphs with generated HTML (unknown names stay as text).
+
+    With ``append_missing``, slots the markdown does not mention are added at the end, so
+    generated tables never silently disappear from a page whose prose forgot the marker.
+    """
+    used: set[str] = set()
+
+    def sub(m: Any) -> str:
+        if m.group(1) in slots:
+            used.add(m.group(1))
+            return slots[m.group(1)]
+        return str(m.group(0))
+
+    html = SLOT.sub(sub, html)
+    if append_missing:
+        html += "".join(v for k, v in slots.items() if k not in used)
+    return html
+
+
+def safe_day(day: Any) -> str:
+    """A snapshot date as a file name (only an ISO date is ever used as a path)."""
+    try:
+        return date.fromisoformat(str(day)).isoformat()
+    except ValueError:
+        return "invalid-date"
+
+
+def boards_of(snap: Snap) -> tuple[Board, ...]:
+    """The snapshot's boards, in site.yml order."""
+    return snap.boards
+
+
+def boards_by_id(snap: Snap) -> dict[str, Board]:
+    return {b.id: b for b in snap.boards}
+
+
+def has_snapshot(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """Pages of the current snapshot: built whenever there is one."""
+    return bool(snap)
+
+
+def has_any_snapshot(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """Pages of the whole history (archive, race): built when any snapshot exists."""
+    return bool(snap) or bool(history)
+
+
+def current(w: SiteWriter) -> Snap:
+    """The current snapshot of a page that is only built when there is one."""
+    if w.snap is None:
+        raise ValueError("this page needs a snapshot")
+    return w.snap

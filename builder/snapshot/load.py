@@ -1,0 +1,107 @@
+"""Read a snapshot: JSON, migration to the current schema, shape and cross-reference checks.
+
+Whatever is wrong with a snapshot file ends in one ``UserError`` line that names the file
+and the JSON path of the first problem, e.g.::
+
+    snapshots/2026-11-29.json: index.boards.all_versions[3]: model 'ghost' is not in the snapshot's models
+
+never a traceback: the caller (``render``, ``explain``, ``verify``, the build's read of the
+previous day) exits with code 2 and leaves what was saved before untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from builder.errors import UserError
+from builder.snapshot.migrate import UnknownVersion, migrate
+from builder.snapshot.models import REFERENCE_ERROR, SCHEMA_VERSION, Snapshot
+
+
+def json_path(loc: tuple[int | str, ...], data: Any, *, missing: bool = False) -> str:
+    """A pydantic error location as a JSON path (``boards[0].rows[2].rank``).
+
+    The location is walked along ``data`` so that pydantic's union-member tags (``int``,
+    ``literal['new']``) are left out; ``missing`` keeps a last key that ``data`` lacks
+    (a required field that is absent).
+    """
+    out = ""
+    node = data
+    for k, part in enumerate(loc):
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out += f"[{part}]"
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and (part in node or (missing and k == len(loc) - 1)):
+            out += (f".{part}" if part.isidentifier() else f"[{json.dumps(part)}]") if out else (
+                part if part.isidentifier() else f"[{json.dumps(part)}]")
+            node = node.get(part)
+        # else: a union-member tag, not a place in the document
+    return out or "(top level)"
+
+
+def describe_error(error: ErrorDetails, data: Any) -> str:
+    """``path: message`` for one pydantic error."""
+    if error["type"] == REFERENCE_ERROR:
+        ctx = error.get("ctx") or {}
+        return f"{ctx.get('path')}: {ctx.get('message')}"
+    path = json_path(tuple(error["loc"]), data, missing=error["type"] == "missing")
+    message = error["msg"]
+    if error["type"] == "extra_forbidden":
+        message = "unknown field"
+    return f"{path}: {message}"
+
+
+def parse_snapshot(text: str, origin: str = "<snapshot>") -> Snapshot:
+    """Parse, migrate and validate snapshot JSON; every problem is one ``UserError`` line."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{origin}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{origin}: expected a JSON object at the top level, got {type(data).__name__}")
+    return validate_snapshot(data, origin, text=text)
+
+
+def validate_snapshot(data: dict[str, Any], origin: str = "<snapshot>", *, text: str | None = None) -> Snapshot:
+    """A snapshot from its JSON object (any known schema version); one ``UserError`` line on failure.
+
+    ``text``, when given, is ``data`` as JSON text (saves serialising it again).
+    """
+    version = data.get("schema_version")
+    try:
+        current = migrate(data)
+        if current is not data or text is None:
+            text = json.dumps(current)  # NaN written as NaN: the models refuse it, naming its path
+        return Snapshot.model_validate_json(text)
+    except UnknownVersion as exc:
+        raise UserError(f"{origin}: {exc}") from None
+    except ValidationError as exc:
+        where = data if version == SCHEMA_VERSION else _migrated_or(data)
+        raise UserError(f"{origin}: {describe_error(exc.errors()[0], where)}") from None
+    except ValueError as exc:  # a value JSON cannot hold (NaN) in a migrated object
+        raise UserError(f"{origin}: {exc}") from None
+
+
+def _migrated_or(data: dict[str, Any]) -> dict[str, Any]:
+    """The migrated object (to name paths in it), else the original when migration itself failed."""
+    try:
+        return migrate(data)
+    except (UnknownVersion, ValidationError):
+        return data
+
+
+def load_snapshot(path: Path) -> Snapshot:
+    """Read one snapshot file; a missing file, bad JSON, unknown version or bad content is one line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: snapshot not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read snapshot: {exc}") from None
+    return parse_snapshot(text, str(path))

@@ -1,0 +1,977 @@
+"""The snapshot contract: frozen pydantic models of ``snapshots/YYYY-MM-DD.json``.
+
+A snapshot is the one input of rendering. Every field is declared here once, with its
+meaning, unit and scale in ``Field(description=...)`` so the published JSON Schema
+(``data/snapshot.schema.json``, made by ``builder.snapshot.schema``) documents it too.
+
+Conventions: field names are snake_case; dates are ISO strings (``YYYY-MM-DD``, UTC) and
+times ISO 8601 with an offset; a number that does not exist (no fit, no interval, a value
+that was not finite) is ``null``, never NaN; lists are tuples, so a loaded snapshot cannot
+be changed by accident. Shape is checked by the models; references between the parts
+(every model a board, pick, stack, the Capability Index, the Arena or the worked example
+names exists in ``models``; ranks agree with the rows) by ``Snapshot``'s own validator,
+which reports the JSON path of the first problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import date, datetime
+from typing import Annotated, Final, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic_core import PydanticCustomError
+
+REFERENCE_ERROR = "snapshot_reference"
+"Error type of a failed cross-reference (its context carries the JSON path)."
+
+SCHEMA_VERSION: Final = 2
+"The schema version this code writes; older versions are migrated on load (``builder.snapshot.migrate``)."
+
+
+def _iso_date(value: str) -> str:
+    date.fromisoformat(value)  # the pattern checks the shape, this the calendar (no 2026-02-30)
+    return value
+
+
+def _iso_datetime(value: str) -> str:
+    parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        raise ValueError("a time needs a UTC offset")
+    return value
+
+
+IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_iso_date)]
+"A calendar date, ``YYYY-MM-DD`` (UTC)."
+IsoDateTime = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}T"), AfterValidator(_iso_datetime)]
+"A time, ISO 8601 with a UTC offset."
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+"A URL-safe id (it names a folder of the site)."
+Share = Annotated[float, Field(ge=0, le=1)]
+Movement = int | Literal["new"] | None
+
+
+class SnapshotModel(BaseModel):
+    """Base of every snapshot model: immutable, unknown keys refused, no NaN or infinity."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+# --------------------------------------------------------------------------- configuration echoes
+
+
+class SiteInfo(SnapshotModel):
+    """The site the snapshot was built for."""
+
+    title: str = Field(description="Site title from site.yml.")
+    url: str = Field(description="The site's public base URL.")
+
+
+class Family(SnapshotModel):
+    """A rating family: feeds whose calibrated scores are averaged into one family mean."""
+
+    title: str = Field(description="Display title of the family.")
+    feeds: tuple[str, ...] = Field(description="Feeds (``source/feed``) that belong to the family.")
+
+
+class Role(SnapshotModel):
+    """A role preset: family weights used by the boards of that role."""
+
+    title: str = Field(description="Display title of the role.")
+    weights: dict[str, float] = Field(description="Family id -> weight (the board's R is the weighted mean).")
+
+
+class Source(SnapshotModel):
+    """One configured, enabled upstream source, credited whether or not it contributed."""
+
+    name: str = Field(description="Source name from site.yml.")
+    title: str = Field(description="Display title of the source.")
+    kind: str = Field(description="Parser kind (lmarena, epoch, aider, livebench, terminal_bench, litellm, ...).")
+    status: Literal["ok", "failed", "missing"] = Field(
+        description="ok: fetched and parsed; failed: the last fetch or parse failed (the last good payload is "
+        "used); missing: never fetched."
+    )
+    error: str | None = Field(description="Why the last fetch or parse failed; null when it did not.")
+    licence: str | None = Field(description="The source's own licence, as stated in site.yml.")
+    attribution: str | None = Field(description="Credit line required by the source.")
+    homepage: str | None = Field(description="Human-readable page of the source.")
+    url: str | None = Field(description="URL the payload is fetched from.")
+    published: IsoDate | None = Field(description="Publication date of the payload in use, else its newest row date.")
+    fetched_at: IsoDateTime | None = Field(description="Time of the last fetch attempt; null: never fetched.")
+    payload_fetched_at: IsoDateTime | None = Field(description="When the payload in use was fetched.")
+    contributing: bool = Field(description="Its evidence shows up on a published board, pick or stack.")
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+class Observation(SnapshotModel):
+    """One published score of one model on one feed, with what selection and calibration did."""
+
+    source: str = Field(description="Source name (site.yml).")
+    feed: str = Field(description="Feed, ``source/category``; one per published category.")
+    evaluator: str = Field(description="The independent evaluator that published the score.")
+    model: str = Field(description="Model spelling exactly as published.")
+    identity: str = Field(description="Identity key the spelling folds to (empty: it folds to none).")
+    raw: float | None = Field(
+        description="Published value in the feed's own unit (Arena scale, percent, ECI points); null when it "
+        "is not a usable number."
+    )
+    calibrated: float | None = Field(description="Value on the Arena text scale; null when the feed is not calibrated.")
+    date: IsoDate | None = Field(description="Publication or run date of the row.")
+    url: str | None = Field(description="Where the row was published.")
+    release: str = Field(description="Release label the calibration groups by (empty: one release).")
+    selected: bool = Field(description="The row chosen for its identity on this feed.")
+    reason: str = Field(description="Why the row was or was not selected.")
+    excluded: str | None = Field(description="Validation rule the row broke (kept, never dropped); null: valid.")
+    details: dict[str, JsonValue] = Field(description="Source-specific facts: effort, edit format, commit, agent, ...")
+
+
+class Calibration(SnapshotModel):
+    """One z-fit of a feed and release onto the Arena text scale: alpha + beta * (x - mu) / sigma."""
+
+    source: str = Field(description="Source name.")
+    feed: str = Field(description="Feed fitted.")
+    release: str = Field(description="Release label fitted (empty: the only release).")
+    n: int = Field(ge=0, description="Overlap keys: identities with a usable score here and an Arena text rating.")
+    overlap: tuple[str, ...] = Field(description="The overlap identity keys.")
+    mu: float | None = Field(description="Mean raw score of the overlap, feed unit; null without overlap.")
+    sigma: float | None = Field(description="Population standard deviation of the overlap's raw scores, feed unit.")
+    alpha: float | None = Field(description="Mean Arena text rating of the overlap, Arena scale.")
+    beta: float | None = Field(description="Slope, Arena points per standard deviation of the raw score.")
+    used: bool = Field(description="The fit may calibrate scores (n >= 10, sigma > 0, beta > 0).")
+    reason: str = Field(description="Why the fit is used or not.")
+
+
+class FactSources(SnapshotModel):
+    """Which source supplied a model fact."""
+
+    licence: str | None = Field(description="Source of the licence (the Arena catalog), null: none.")
+    params_b: str | None = Field(description="Source of the parameter count, null: none.")
+
+
+class ModelFacts(SnapshotModel):
+    """Merged facts about one identity (curated metadata first, then the Arena catalog, then Epoch)."""
+
+    name: str = Field(description="Display spelling.")
+    maker: str | None = Field(description="Organisation that made the model.")
+    licence: str | None = Field(description="Licence as published.")
+    open_weight: bool | None = Field(description="Weights published under a non-proprietary licence; null: unknown.")
+    params_b: float | None = Field(description="Total checkpoint parameters, billions (all experts).")
+    context_window: int | None = Field(description="Context window, tokens.")
+    release_date: IsoDate | None = Field(description="Release date.")
+    lineage: str | None = Field(description="Curated lineage (model family) key.")
+    spellings: tuple[str, ...] = Field(description="Every spelling seen for the identity, sorted.")
+    sources: FactSources = Field(description="Where the licence and parameter count came from.")
+
+
+class TokenPrice(SnapshotModel):
+    """One valid per-token price list entry of a snapshot model."""
+
+    identity: str = Field(description="Identity key.")
+    source: str = Field(description="Price source (litellm, openrouter).")
+    key: str = Field(description="Provider key exactly as published.")
+    input_per_token: float = Field(description="USD per input token.")
+    output_per_token: float = Field(description="USD per output token.")
+    blended: float = Field(description="USD per million tokens: 1e6 * (0.75 input + 0.25 output).")
+    used: bool = Field(description="The entry chosen for the identity (cheapest, then first key).")
+
+
+class BuildPrice(SnapshotModel):
+    """One identity's PirateBench build check in the latest scored epoch."""
+
+    identity: str = Field(description="Identity key.")
+    model: str = Field(description="Spelling in the build check.")
+    epoch: str = Field(description="The scored epoch the jobs belong to.")
+    price: float | None = Field(description="Median list price, USD per build; null unless every job has a price.")
+    passed: bool = Field(description="Every matching job passed.")
+    jobs: int = Field(ge=0, description="Matching jobs.")
+
+
+class Prices(SnapshotModel):
+    """Token and build prices of the snapshot's models."""
+
+    token: tuple[TokenPrice, ...] = Field(description="Valid token price entries, by identity, source and key.")
+    build: tuple[BuildPrice, ...] = Field(description="Build-check summaries, by identity.")
+
+
+# --------------------------------------------------------------------------- boards
+
+
+class BoardRow(SnapshotModel):
+    """One model on a board (or in its "New, not enough ratings yet" strip)."""
+
+    rank: int | None = Field(ge=1, description="Competition rank on unrounded R (1, 2, 2, 4); null in the new strip.")
+    model: str = Field(description="Display name.")
+    identity: str = Field(description="Identity key; the model page is ``models/<identity>/``.")
+    r: float = Field(description="Weighted mean R over the families present, Arena scale, unrounded.")
+    score: int = Field(description="Displayed score: R rounded half to even.")
+    partial: bool = Field(description="The row carries the partial label.")
+    partial_reasons: tuple[str, ...] = Field(description="Why the row is partial.")
+    families: dict[str, float] = Field(description="Family id -> family mean, Arena scale (present families only).")
+    evaluators: tuple[str, ...] = Field(description="Independent evaluators contributing.")
+    coverage: Share = Field(description="Present preset weight / all preset weight.")
+    available_share: Share = Field(description="Present preset weight / weight of families available in the snapshot.")
+    movement: Movement = Field(
+        description="Places moved since the previous snapshot (positive = up), 'new' when it was not ranked "
+        "then, null without a comparable previous snapshot."
+    )
+    token_price: float | None = Field(description="Blended token price, USD per million tokens.")
+    build_price: float | None = Field(description="Build price, USD per build.")
+    build_passed: bool | None = Field(description="The build check passed; null: no build check.")
+
+
+class MachineRow(BoardRow):
+    """A home-computer pick: a board row plus the memory estimate."""
+
+    params_b: float = Field(gt=0, description="Total parameters, billions.")
+    memory_est_gb: float = Field(gt=0, description="4-bit memory estimate, GB: params_B * 0.5 * 1.25.")
+
+
+class Board(SnapshotModel):
+    """One role board: the qualified ranked rows and the new strip."""
+
+    id: Slug = Field(description="Board id (``boards/<id>/``).")
+    title: str = Field(description="Board title.")
+    kind: str = Field(description="Qualification rule: orchestrator, open_weight, mid_tier, rote or build_prices.")
+    role: str = Field(description="Role whose weights score the board.")
+    description: str = Field(description="Paragraph shown above the table.")
+    weights: dict[str, float] = Field(description="Family id -> weight used for R.")
+    warning: str | None = Field(description="Shown when less than half the preset weight is available.")
+    missing_families: tuple[str, ...] = Field(description="Weighted families with no usable score in the snapshot.")
+    rows: tuple[BoardRow, ...] = Field(description="Ranked rows, best first.")
+    new: tuple[BoardRow, ...] = Field(description="The New, not enough ratings yet strip (rank null).")
+
+
+class Machine(SnapshotModel):
+    """Home-computer picks for one machine."""
+
+    id: Slug = Field(description="Machine id.")
+    name: str = Field(description="Display name, e.g. 'RTX 3090'.")
+    memory_gb: float = Field(gt=0, description="Memory available to the model, GB.")
+    rows: tuple[MachineRow, ...] = Field(description="Models that fit, non-partial first, then by R.")
+
+
+class BestStackEntry(SnapshotModel):
+    """The best model of one role: first non-partial row of the role's board."""
+
+    role: str = Field(description="Role id.")
+    board: str = Field(description="Board the model comes from.")
+    model: str = Field(description="Display name.")
+    identity: str = Field(description="Identity key.")
+    r: float = Field(description="R on that board, Arena scale.")
+    score: int = Field(description="Displayed score.")
+    partial: bool = Field(description="The row is partial.")
+
+
+class ValueStackEntry(SnapshotModel):
+    """The best model of one role under the role's OpenRouter price bound."""
+
+    role: str = Field(description="Role id.")
+    model: str = Field(description="Display name.")
+    identity: str = Field(description="Identity key.")
+    r: float = Field(description="R for the role, Arena scale.")
+    score: int = Field(description="Displayed score.")
+    partial: bool = Field(description="The row is partial.")
+    price: float = Field(description="OpenRouter blended price, USD per million tokens.")
+
+
+class ValueStack(SnapshotModel):
+    """The value stack and the price of a day of work with it."""
+
+    entries: tuple[ValueStackEntry, ...] = Field(description="One entry per role that has a model under its bound.")
+    day_of_work: float | None = Field(
+        description="USD for 2 M orchestrator + 10 M mid-tier + 50 M rote tokens; null unless every role has an entry."
+    )
+
+
+class Stacks(SnapshotModel):
+    """The best and the value stack."""
+
+    best: tuple[BestStackEntry, ...] = Field(description="Best stack, in stack order.")
+    value: ValueStack = Field(description="Value stack.")
+
+
+# --------------------------------------------------------------------------- worked example
+
+
+class FitParameters(SnapshotModel):
+    """The saved calibration of one worked-example source."""
+
+    n: int = Field(description="Overlap keys of the fit.")
+    mu: float = Field(description="Mean raw score of the overlap, feed unit.")
+    sigma: float = Field(description="Standard deviation of the overlap's raw scores, feed unit.")
+    alpha: float = Field(description="Mean Arena rating of the overlap.")
+    beta: float = Field(description="Slope, Arena points per standard deviation.")
+
+
+class WorkedSource(SnapshotModel):
+    """One usable observation of the worked example and how it reached the Arena scale."""
+
+    source: str = Field(description="Source name.")
+    feed: str = Field(description="Feed.")
+    family: str = Field(description="Family the feed belongs to on the board.")
+    model: str = Field(description="Spelling as published.")
+    raw: float = Field(description="Published value, feed unit.")
+    calibrated: float = Field(description="Saved calibrated value, Arena scale.")
+    date: IsoDate | None = Field(description="Row date.")
+    fit: FitParameters | None = Field(description="The calibration used; null for Arena feeds (used unchanged).")
+    recomputed: float = Field(description="alpha + beta * (raw - mu) / sigma from the saved fit (raw for Arena feeds).")
+
+
+class WorkedFamily(SnapshotModel):
+    """One family mean of the worked example."""
+
+    family: str = Field(description="Family id.")
+    title: str = Field(description="Family title.")
+    weight: float = Field(description="The board's weight of the family.")
+    values: tuple[float, ...] = Field(description="Usable calibrated scores in the family, Arena scale.")
+    mean: float = Field(description="Saved family mean.")
+
+
+class WorkedExample(SnapshotModel):
+    """The methodology's worked example: the #1 row of the first orchestrator board, recomputed at
+    score time from the snapshot's own saved numbers (the arithmetic ``modelboards explain`` prints)."""
+
+    board_id: str = Field(description="Board of the example.")
+    identity: str = Field(description="Identity of the board's first ranked row.")
+    sources: tuple[WorkedSource, ...] = Field(description="Usable observations, by family then feed.")
+    families: tuple[WorkedFamily, ...] = Field(description="Family means, by weight (descending) then id.")
+    r: float = Field(description="sum(weight * mean) / sum(weight) over the families present, recomputed.")
+    score: int = Field(description="round(r), half to even.")
+    agrees: bool = Field(description="Every recomputed step reproduces the saved value (within 1e-9 relative).")
+
+
+# --------------------------------------------------------------------------- arena
+
+
+class ArenaMethod(SnapshotModel):
+    """How the Arena ratings were fitted."""
+
+    name: str = Field(description="Method name (bradley-terry-mle).")
+    scale: float = Field(description="Rating points per factor ``base`` in odds.")
+    base: float = Field(description="Odds base of the rating scale.")
+    init: float = Field(description="Mean rating of each connected component.")
+    ties: str = Field(description="How ties count.")
+    centring: str = Field(description="How ratings are anchored.")
+    bootstrap: int = Field(ge=0, description="Bootstrap rounds for the intervals.")
+    bootstrap_kind: str = Field(description="What the bootstrap resamples.")
+    ci: float = Field(description="Coverage of the intervals (0.95).")
+    seed: int = Field(description="Bootstrap seed.")
+    degenerate_rounds: int = Field(ge=0, description="Bootstrap rounds that could not be fitted.")
+    elo_k: float = Field(description="Online Elo K factor.")
+    history_period: str = Field(description="History slice length: day, week or month.")
+    history_bootstrap: int = Field(ge=0, description="Bootstrap rounds per history slice (0: no intervals).")
+    min_pair_battles: int = Field(ge=0, description="Fewest battles a pair needs to count in the win-rate error.")
+    anony_only: bool = Field(description="Only anonymous battles were used.")
+    reweight: bool = Field(default=False, description="Each pair's battles weighted 1 / max(battles of the pair, 50).")
+
+
+class ArenaModel(SnapshotModel):
+    """One rated battle spelling."""
+
+    model: str = Field(description="Model spelling in the battles file.")
+    rating: float = Field(description="Bradley-Terry maximum-likelihood rating, Arena scale.")
+    median: float | None = Field(description="Bootstrap median rating.")
+    lower: float | None = Field(description="Lower 95% bootstrap bound.")
+    upper: float | None = Field(description="Upper 95% bootstrap bound.")
+    rank: int = Field(ge=1, description="Rank by rating within the component.")
+    rank_ub: int = Field(ge=1, description="1 + the number of models whose lower bound is above this upper bound.")
+    battles: int = Field(ge=0, description="Battles played.")
+    wins: int = Field(ge=0, description="Battles won (ties excluded).")
+    ties: int = Field(ge=0, description="Battles tied.")
+    win_rate: float | None = Field(description="(wins + ties / 2) / battles.")
+    elo: float | None = Field(description="Online Elo after the last battle.")
+    component: int = Field(ge=0, description="Index into ``components``.")
+
+
+class ArenaComponent(SnapshotModel):
+    """A connected component of the battle graph (ratings compare only inside one)."""
+
+    models: tuple[str, ...] = Field(description="Spellings in the component.")
+    n_battles: int = Field(ge=0, description="Battles inside the component.")
+
+
+class ArenaUnrated(SnapshotModel):
+    """Models left out because no finite rating exists for them."""
+
+    models: tuple[str, ...] = Field(description="Spellings.")
+    reason: str = Field(description="Why no finite rating exists.")
+
+
+class ArenaWinrate(SnapshotModel):
+    """Predicted against observed win rates of the top models of the main component."""
+
+    models: tuple[str, ...] = Field(description="Row and column spellings, best first.")
+    predicted: tuple[tuple[float | None, ...], ...] = Field(description="P(row beats column); null diagonal.")
+    empirical: tuple[tuple[float | None, ...], ...] = Field(
+        description="Observed share; null where the pair never met.")
+    battles: tuple[tuple[int, ...], ...] = Field(description="Battles per pair.")
+    mae: float | None = Field(description="Mean absolute error over rated pairs with enough battles.")
+    pairs_used: int = Field(ge=0, description="Pairs in the error.")
+
+
+class ArenaSliceModel(SnapshotModel):
+    """One spelling in one history slice."""
+
+    model: str = Field(description="Spelling.")
+    rating: float | None = Field(description="Rating on the battles up to the slice's date.")
+    rank: int = Field(ge=1, description="Rank in the slice.")
+    elo: float | None = Field(description="Online Elo at the slice's date.")
+    lower: float | None = Field(description="Lower bound (null without history bootstrap).")
+    upper: float | None = Field(description="Upper bound (null without history bootstrap).")
+
+
+class ArenaSlice(SnapshotModel):
+    """Cumulative ratings at one history date."""
+
+    date: IsoDate = Field(description="End of the slice.")
+    n_battles: int = Field(ge=0, description="Battles up to the date.")
+    models: tuple[ArenaSliceModel, ...] = Field(description="Rated spellings by component, then rating.")
+
+
+class ArenaStyleMetadata(SnapshotModel):
+    """How many battles carried usable style metadata (``conv_metadata``), and why the others did not."""
+
+    usable: int = Field(ge=0, description="Battles with usable counts for every feature in use.")
+    without_metadata: dict[str, int] = Field(
+        description="no_metadata (absent or null) and incomplete_metadata (a count absent) -> battles.")
+    malformed: dict[str, int] = Field(description="negative_count and non_numeric_count -> battles.")
+    first_malformed: str | None = Field(description="``FILE: line N (kind)`` of the first malformed battle.")
+
+
+class ArenaStyleMethod(SnapshotModel):
+    """How the style-controlled ratings were fitted."""
+
+    name: str = Field(description="Method name (style-controlled-bradley-terry).")
+    features: tuple[str, ...] = Field(description="Style features in use (tokens, headers, bold, lists).")
+    reg: float = Field(ge=0, description="lambda: the L2 penalty (lambda / 2) |beta|^2 on the coefficients.")
+    reweight: bool = Field(description="Battles weighted 1 / max(battles of the pair, 50), scaled to mean 1.")
+    min_pair_battles: int = Field(ge=0, description="The floor of the reweighting's pair count.")
+    ci_kind: Literal["sandwich", "bootstrap"] | None = Field(description="Which intervals (null: none).")
+    ci: float = Field(description="Coverage of the intervals (0.95).")
+    hessian_reg: float | None = Field(description="Ridge on the sandwich's Hessian diagonal (1e-5).")
+    bootstrap: int = Field(ge=0, description="Bootstrap rounds (0 for the sandwich).")
+    seed: int | None = Field(description="Bootstrap seed (null for the sandwich).")
+    degenerate_rounds: int = Field(ge=0, description="Bootstrap rounds without a finite fit for some model.")
+    scale: float = Field(description="Rating points per factor ``base`` in odds.")
+    base: float = Field(description="Odds base of the rating scale.")
+    init: float = Field(description="Rating shown for a log-odds rating of 0 (each component's mean).")
+    centring: str = Field(description="How ratings are anchored.")
+    points_per_unit: float = Field(description="Rating points per log-odds unit: scale / ln(base).")
+    n_battles: int = Field(ge=0, description="Battles fitted.")
+    iterations: int = Field(ge=0, description="Newton iterations of the fit.")
+
+
+class ArenaStyleCoefficient(SnapshotModel):
+    """One style coefficient: log-odds per standard deviation of the feature, and in rating points."""
+
+    feature: str = Field(description="tokens, headers, bold or lists.")
+    beta: float = Field(description="Coefficient, log-odds per standard deviation of the feature.")
+    lower: float | None = Field(description="Lower 95% bound of beta.")
+    upper: float | None = Field(description="Upper 95% bound of beta.")
+    mean: float = Field(description="Mean of the raw feature (x_A - x_B) / (x_A + x_B) over the fitted battles.")
+    std: float = Field(description="Its population standard deviation (0 replaced by 1).")
+    points: float = Field(description="beta in rating points (beta x scale / ln base).")
+    points_lower: float | None = Field(description="Lower bound in rating points.")
+    points_upper: float | None = Field(description="Upper bound in rating points.")
+
+
+class ArenaStyleModel(SnapshotModel):
+    """One model's style-controlled rating and its rank change against the plain fit."""
+
+    model: str = Field(description="Model spelling in the battles file.")
+    rating: float = Field(description="Style-controlled rating, Arena scale.")
+    median: float | None = Field(description="Bootstrap median (the rating for the sandwich).")
+    lower: float | None = Field(description="Lower 95% bound.")
+    upper: float | None = Field(description="Upper 95% bound.")
+    rank: int = Field(ge=1, description="Rank by styled rating within the component.")
+    rank_ub: int = Field(ge=1, description="1 + the number of models whose lower bound is above this upper bound.")
+    battles: int = Field(ge=0, description="Battles in the styled fit.")
+    wins: int = Field(ge=0, description="Of those, won (ties excluded).")
+    ties: int = Field(ge=0, description="Of those, tied.")
+    win_rate: float | None = Field(description="(wins + ties / 2) / battles.")
+    component: int = Field(ge=0, description="Component index in the styled fit.")
+    plain_rating: float | None = Field(description="The plain Bradley-Terry rating (null if unrated there).")
+    plain_rank: int | None = Field(description="The plain rank (null if unrated there).")
+    rank_change: int | None = Field(description="plain_rank - rank: positive moves up under style control.")
+
+
+class ArenaStyle(SnapshotModel):
+    """The Arena page's Style control view: Bradley-Terry with covariates for how answers look."""
+
+    features: tuple[str, ...] = Field(description="Style features in use.")
+    n_battles: int = Field(ge=0, description="Battles fitted.")
+    metadata: ArenaStyleMetadata = Field(description="Style metadata accounting.")
+    method: ArenaStyleMethod = Field(description="Fit settings.")
+    coefficients: tuple[ArenaStyleCoefficient, ...] = Field(description="One per feature, in feature order.")
+    models: tuple[ArenaStyleModel, ...] = Field(description="Rated spellings by component, then styled rank.")
+    unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite styled rating.")
+
+
+class Arena(SnapshotModel):
+    """The Arena page: Bradley-Terry ratings fitted on a battles file."""
+
+    source: str = Field(description="Battles file name.")
+    rows_read: int = Field(ge=0, description="Rows in the file.")
+    n_battles: int = Field(ge=0, description="Battles fitted, after bad rows and filters.")
+    filters: dict[str, int] = Field(description="Filter -> rows it removed.")
+    bad_rows: dict[str, int] = Field(description="Kind of bad row -> count.")
+    method: ArenaMethod = Field(description="Fit settings.")
+    models: tuple[ArenaModel, ...] = Field(description="Rated spellings by component, then rank.")
+    components: tuple[ArenaComponent, ...] = Field(description="Connected components, most battles first.")
+    unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite rating.")
+    winrate: ArenaWinrate = Field(description="Win-rate matrices.")
+    history: tuple[ArenaSlice, ...] = Field(description="Rating history, oldest first (empty without timestamps).")
+    style: ArenaStyle | None = Field(
+        default=None, description="The style-controlled view (null when no battle carries usable conv_metadata).")
+    default_view: Literal["plain", "style"] = Field(default="plain", description="The view the Arena page opens with.")
+
+
+# --------------------------------------------------------------------------- evals
+
+
+class EvalRow(SnapshotModel):
+    """One model's line on an eval-suite board."""
+
+    model_id: str = Field(description="Model id as in the eval files.")
+    mean_score: float = Field(description="Mean score, the metric's [0, 1] scale.")
+    mean_ci_lo: float = Field(description="Lower bootstrap bound of the mean.")
+    mean_ci_hi: float = Field(description="Upper bootstrap bound of the mean.")
+    win_rate: float = Field(description="Share of its tasks the model won (ties split), 0..1.")
+    tasks_completed: int = Field(ge=0, description="Tasks with a score.")
+    categories: dict[str, float] = Field(description="Category -> mean score on its tasks.")
+
+
+class EvalPair(SnapshotModel):
+    """Paired bootstrap difference of two models over their common tasks."""
+
+    model_a: str = Field(description="Higher-ranked model.")
+    model_b: str = Field(description="Lower-ranked model.")
+    diff: float | None = Field(description="Mean per-task score difference a - b; null without common tasks.")
+    ci_lo: float | None = Field(description="Lower bootstrap bound of the difference.")
+    ci_hi: float | None = Field(description="Upper bootstrap bound of the difference.")
+    n_tasks: int = Field(ge=0, description="Common tasks.")
+    significant: bool = Field(description="The interval excludes zero.")
+
+
+class EvalBoard(SnapshotModel):
+    """One metric's board of a suite."""
+
+    n_tasks: int = Field(ge=0, description="Distinct tasks any model has for the metric.")
+    categories: tuple[str, ...] = Field(description="Task categories, sorted (may be empty).")
+    rows: tuple[EvalRow, ...] = Field(description="Rows, best mean first.")
+    pairwise: tuple[EvalPair, ...] = Field(description="Every pair, the higher-ranked model first.")
+    markdown: str = Field(description="The rows as a markdown table.")
+
+
+class ClarifySummary(SnapshotModel):
+    """Clarification metrics over a set of run records."""
+
+    num_tasks: int = Field(ge=0, description="Records.")
+    num_files: int = Field(ge=0, description="Run files.")
+    tkqr: float = Field(description="Mean key-question recall (TKQR), 0..1.")
+    ora: float = Field(description="Mean outcome-relevant accuracy (ORA), 0..1.")
+    avg_turns: float = Field(description="Mean question rounds.")
+    avg_diff: float = Field(description="Mean question rounds minus key questions.")
+
+
+class ClarifyResults(SnapshotModel):
+    """A clarify suite's summaries."""
+
+    overall: ClarifySummary = Field(description="Over every record.")
+    models: dict[str, ClarifySummary] = Field(description="Model -> its summary.")
+
+
+class EvalSuite(SnapshotModel):
+    """One eval suite from site.yml, aggregated."""
+
+    id: Slug = Field(description="Suite id (``evals/<id>/``).")
+    title: str = Field(description="Suite title.")
+    kind: Literal["aggregate", "clarify"] = Field(description="aggregate: eval runs; clarify: TKQR/ORA runs.")
+    description: str = Field(description="Shown above the suite's table.")
+    metric: str = Field(description="Metric shown first (a key of ``boards``).")
+    metrics: tuple[str, ...] = Field(description="Every metric found, in order of first appearance.")
+    bootstrap: int = Field(ge=1, description="Bootstrap rounds.")
+    alpha: float = Field(description="1 - interval coverage.")
+    seed: int = Field(description="Bootstrap seed.")
+    inputs: tuple[str, ...] = Field(description="Input paths as configured.")
+    boards: dict[str, EvalBoard] = Field(description="Metric -> its board.")
+    clarify: ClarifyResults | None = Field(description="Clarify suites: TKQR/ORA summaries; null otherwise.")
+
+    @property
+    def shown(self) -> EvalBoard:
+        """The board of the metric shown first."""
+        return self.boards[self.metric]
+
+    @property
+    def rows(self) -> tuple[EvalRow, ...]:
+        return self.shown.rows
+
+    @property
+    def pairwise(self) -> tuple[EvalPair, ...]:
+        return self.shown.pairwise
+
+    @property
+    def markdown(self) -> str:
+        return self.shown.markdown
+
+    @property
+    def n_tasks(self) -> int:
+        return self.shown.n_tasks
+
+    @property
+    def n_models(self) -> int:
+        return len(self.shown.rows)
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return self.shown.categories
+
+
+class Evals(SnapshotModel):
+    """The operator's own eval suites."""
+
+    suites: tuple[EvalSuite, ...] = Field(description="Suites in site.yml order.")
+
+
+# --------------------------------------------------------------------------- capability index
+
+
+class IndexBoardSetting(SnapshotModel):
+    """One upstream board of the Capability Index."""
+
+    feed: str = Field(description="Feed (``source/feed``) or eval suite (``evals/<id>``).")
+    family: Literal["general", "coding", "agent", "reasoning"] = Field(description="Index family.")
+    share: float = Field(description="The board's share of its family.")
+    confidence: float = Field(description="Trust in the board, 0-100.")
+
+
+class IndexSettings(SnapshotModel):
+    """The Capability Index settings the numbers were computed with (site.yml ``index``)."""
+
+    version: str = Field(description="Method name.")
+    boards: tuple[IndexBoardSetting, ...] = Field(description="Upstream boards.")
+    family_weights: dict[str, float] = Field(description="Specialist family -> weight, percent.")
+    delta_bound: float = Field(description="Largest move of a specialist family, index points.")
+    sigmas: dict[str, float] = Field(description="Fusion channel -> standard deviation, index points.")
+    confidence_per_sigma: float = Field(description="Confidence lost per fused sigma point.")
+    tolerance: float = Field(description="A rebuilt number must land within this of the published one.")
+    lineages: dict[str, str] = Field(description="Identity -> lineage overrides.")
+
+
+class IndexObservation(SnapshotModel):
+    """One row behind a Capability Index score."""
+
+    family: str = Field(description="Index family.")
+    board: str = Field(description="Upstream board (feed).")
+    source_score: float = Field(description="Mid-rank percentile of the raw score on the board, 0-100, one decimal.")
+    share: float = Field(description="The board's share of its family.")
+    confidence: float = Field(description="The board's confidence, 0-100.")
+    url: str | None = Field(description="Where the row was published.")
+    date: IsoDate | None = Field(description="Row date.")
+    raw: float = Field(description="The raw score ranked.")
+
+
+class FusionTerm(SnapshotModel):
+    """One term of a fused estimate."""
+
+    channel: Literal["measured-specialist", "lineage", "maker-prior"] = Field(description="Fusion channel.")
+    mean: float = Field(description="The term's estimate, index points.")
+    sigma: float = Field(description="The channel's standard deviation, index points.")
+    from_identity: str | None = Field(description="lineage: the measured version it inherits from; else null.")
+
+
+class Fusion(SnapshotModel):
+    """A precision-weighted estimate for a model without a general row."""
+
+    terms: tuple[FusionTerm, ...] = Field(description="The terms fused.")
+    sigma: float = Field(description="Fused standard deviation, 1 / sqrt(sum 1 / sigma_t^2).")
+
+
+class IndexRank(SnapshotModel):
+    """A model's place on the two index boards."""
+
+    current: int | None = Field(ge=1, description="Rank among the newest version of each lineage; null: not current.")
+    all_versions: int | None = Field(ge=1, description="Rank among every scored model.")
+
+
+class IndexModel(SnapshotModel):
+    """One model's Capability Index score."""
+
+    identity: str = Field(description="Identity key.")
+    name: str = Field(description="Display name.")
+    maker: str | None = Field(description="Maker.")
+    lineage: str = Field(description="Lineage key (identity without versions and dates).")
+    release_date: IsoDate | None = Field(description="Release date.")
+    families: dict[str, float] = Field(description="Index family -> family score, 0-100.")
+    observations: tuple[IndexObservation, ...] = Field(description="Rows behind the score.")
+    fusion: Fusion | None = Field(description="Fused estimate; null for measured models.")
+    basis: Literal["measured", "estimated", "inherited"] = Field(description="How the score was obtained.")
+    score: float = Field(description="Published score, 0-100, one decimal.")
+    confidence: float = Field(description="Confidence, 0-100, one decimal.")
+    rank: IndexRank = Field(description="Ranks on the two boards.")
+
+
+class IndexBoards(SnapshotModel):
+    """The two Capability Index boards, best first."""
+
+    current: tuple[str, ...] = Field(description="Identities of the newest version of each lineage.")
+    all_versions: tuple[str, ...] = Field(description="Identities of every scored model.")
+
+
+class CapabilityIndex(SnapshotModel):
+    """The Capability Index: a second ranking on a 0-100 scale."""
+
+    method_id: str = Field(description="Index method id (version plus a hash of the settings).")
+    settings: IndexSettings = Field(description="Settings used.")
+    models: tuple[IndexModel, ...] = Field(description="Scored models, by identity.")
+    boards: IndexBoards = Field(description="The two boards.")
+
+
+# --------------------------------------------------------------------------- backfill
+
+
+class LmarenaDrift(SnapshotModel):
+    """The invented drift of the undated LMArena ratings in the demo history."""
+
+    formula: str = Field(description="The drift rule.")
+    points: float = Field(description="Largest drift, Arena points.")
+    days: int = Field(description="Days over which the drift fades.")
+    final_date: IsoDate | None = Field(description="Date of the LMArena file (no drift on and after it).")
+    note: str = Field(description="Why the drift exists.")
+
+
+class Backfill(SnapshotModel):
+    """How a demo-history snapshot was made."""
+
+    command: str = Field(description="The command that wrote it.")
+    demo: bool = Field(description="Always true: demo data.")
+    rules: str = Field(description="How the bundled payloads were cut to the day.")
+    lmarena_drift: LmarenaDrift = Field(description="The LMArena drift rule.")
+
+
+# --------------------------------------------------------------------------- the snapshot
+
+
+class Snapshot(SnapshotModel):
+    """One dated snapshot: everything the site shows for that day."""
+
+    schema_version: Literal[2] = Field(description="Version of this schema.")
+    date: IsoDate = Field(description="The UTC day the snapshot belongs to (its file name).")
+    created_at: IsoDateTime = Field(description="Build time.")
+    method_id: str = Field(description="Scoring method id: version plus a hash of the scoring configuration.")
+    demo: bool = Field(description="Built from the bundled demo data.")
+    as_of: IsoDate | None = Field(description="Newest publication date among the credited sources.")
+    stale: bool = Field(description="The Arena source failed at the last refresh.")
+    previous_date: IsoDate | None = Field(
+        description="Date of the earlier snapshot the movement column compares with; null when there is none, "
+        "its method differs, or the snapshot was migrated from schema 1."
+    )
+    site: SiteInfo = Field(description="The site.")
+    sources: tuple[Source, ...] = Field(description="Every enabled source, in site.yml order.")
+    families: dict[str, Family] = Field(description="Family id -> its feeds.")
+    roles: dict[str, Role] = Field(description="Role id -> its family weights.")
+    observations: tuple[Observation, ...] = Field(description="Every published row of the enabled sources.")
+    calibration: tuple[Calibration, ...] = Field(description="Every z-fit, per feed and release.")
+    models: dict[str, ModelFacts] = Field(description="Identity -> facts, for every identity the snapshot names.")
+    prices: Prices = Field(description="Token and build prices.")
+    boards: tuple[Board, ...] = Field(description="Role boards, in site.yml order.")
+    machines: tuple[Machine, ...] = Field(description="Home-computer picks, in site.yml order.")
+    stacks: Stacks = Field(description="Best and value stacks.")
+    worked_example: WorkedExample | None = Field(description="The methodology's worked example; null: no ranked row.")
+    arena: Arena | None = Field(description="The Arena section; null when disabled or without battles.")
+    evals: Evals | None = Field(description="The eval suites; null when none is configured.")
+    index: CapabilityIndex | None = Field(description="The Capability Index; null when disabled.")
+    backfill: Backfill | None = Field(description="Demo history only: how the snapshot was made.")
+
+    @model_validator(mode="after")
+    def _references_agree(self) -> Snapshot:
+        problem = next(iter(reference_problems(self)), None)
+        if problem is not None:
+            path, message = problem
+            raise PydanticCustomError(REFERENCE_ERROR, "{path}: {message}", {"path": path, "message": message})
+        return self
+
+    def board(self, board_id: str) -> Board | None:
+        """The board with this id, or None."""
+        return next((b for b in self.boards if b.id == board_id), None)
+
+
+# --------------------------------------------------------------------------- cross-references
+
+Problem = tuple[str, str]
+"(JSON path, what is wrong there)."
+
+
+def reference_problems(snap: Snapshot) -> Iterator[Problem]:
+    """Every disagreement between the parts of ``snap``, in document order (lazily).
+
+    Names: every identity a board, pick, stack, price, observation, fit, the Capability
+    Index or the worked example uses is a key of ``models``; every Arena spelling is an
+    identity or a recorded spelling of one. Ranks: board rows carry competition ranks on R
+    (best first), picks competition ranks on (partial, -R), index ranks are positions on
+    the index boards, and the worked example is the first row of its board.
+    """
+    known = snap.models
+    yield from _observation_problems(snap.observations, snap.calibration, known)
+    for i, price in enumerate(snap.prices.token):
+        yield from _known(f"prices.token[{i}].identity", price.identity, known)
+    for i, build in enumerate(snap.prices.build):
+        yield from _known(f"prices.build[{i}].identity", build.identity, known)
+    for i, board in enumerate(snap.boards):
+        yield from _board_problems(f"boards[{i}]", board, snap.roles, snap.families, known)
+    for i, machine in enumerate(snap.machines):
+        yield from _machine_problems(f"machines[{i}]", machine, known)
+    yield from _stack_problems(snap.stacks, snap.boards, known)
+    if snap.worked_example is not None:
+        yield from _example_problems(snap.worked_example, snap.boards)
+    if snap.index is not None:
+        yield from _index_problems(snap.index, known)
+    if snap.arena is not None:
+        yield from _arena_problems(snap.arena, known)
+    if snap.evals is not None:
+        yield from _evals_problems(snap.evals)
+
+
+def _known(path: str, identity: str, known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
+    if identity not in known:
+        yield path, f"model {identity!r} is not in the snapshot's models"
+
+
+def _observation_problems(
+    observations: Sequence[Observation], fits: Sequence[Calibration], known: Mapping[str, ModelFacts]
+) -> Iterator[Problem]:
+    for i, o in enumerate(observations):
+        if o.identity:
+            yield from _known(f"observations[{i}].identity", o.identity, known)
+    for i, c in enumerate(fits):
+        for j, ident in enumerate(c.overlap):
+            yield from _known(f"calibration[{i}].overlap[{j}]", ident, known)
+
+
+def _board_problems(
+    path: str, board: Board, roles: Mapping[str, Role], families: Mapping[str, Family],
+    known: Mapping[str, ModelFacts],
+) -> Iterator[Problem]:
+    if board.role not in roles:
+        yield f"{path}.role", f"role {board.role!r} is not in the snapshot's roles"
+    for fam in board.weights:
+        if fam not in families:
+            yield f"{path}.weights", f"family {fam!r} is not in the snapshot's families"
+    for j, row in enumerate(board.rows):
+        yield from _known(f"{path}.rows[{j}].identity", row.identity, known)
+        expected = j + 1 if j == 0 or row.r != board.rows[j - 1].r else board.rows[j - 1].rank
+        if j and row.r > board.rows[j - 1].r:
+            yield f"{path}.rows[{j}].r", f"R {row.r!r} is above the row before it (rows go best first)"
+        elif row.rank != expected:
+            yield f"{path}.rows[{j}].rank", f"rank {row.rank!r} disagrees with the rows (expected {expected})"
+    for j, row in enumerate(board.new):
+        yield from _known(f"{path}.new[{j}].identity", row.identity, known)
+        if row.rank is not None:
+            yield f"{path}.new[{j}].rank", "a row of the new strip has no rank"
+
+
+def _machine_problems(path: str, machine: Machine, known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
+    for j, row in enumerate(machine.rows):
+        yield from _known(f"{path}.rows[{j}].identity", row.identity, known)
+        key = (row.partial, -row.r)
+        if j == 0:
+            expected: int | None = 1
+        else:
+            before = machine.rows[j - 1]
+            if key < (before.partial, -before.r):
+                yield f"{path}.rows[{j}]", "picks go non-partial first, then by R"
+                continue
+            expected = before.rank if key == (before.partial, -before.r) else j + 1
+        if row.rank != expected:
+            yield f"{path}.rows[{j}].rank", f"rank {row.rank!r} disagrees with the rows (expected {expected})"
+
+
+def _stack_problems(stacks: Stacks, boards: Sequence[Board], known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
+    by_id = {b.id: b for b in boards}
+    for i, e in enumerate(stacks.best):
+        yield from _known(f"stacks.best[{i}].identity", e.identity, known)
+        board = by_id.get(e.board)
+        if board is None:
+            yield f"stacks.best[{i}].board", f"board {e.board!r} is not in the snapshot's boards"
+        elif not any(r.identity == e.identity for r in board.rows):
+            yield f"stacks.best[{i}].identity", f"{e.identity!r} is not ranked on board {e.board!r}"
+    for i, v in enumerate(stacks.value.entries):
+        yield from _known(f"stacks.value.entries[{i}].identity", v.identity, known)
+
+
+def _example_problems(example: WorkedExample, boards: Sequence[Board]) -> Iterator[Problem]:
+    board = next((b for b in boards if b.id == example.board_id), None)
+    if board is None:
+        yield "worked_example.board_id", f"board {example.board_id!r} is not in the snapshot's boards"
+    elif not board.rows or board.rows[0].identity != example.identity:
+        yield "worked_example.identity", f"{example.identity!r} is not the first row of board {board.id!r}"
+    elif example.agrees and abs(example.r - board.rows[0].r) > 1e-9 * max(1.0, abs(board.rows[0].r)):
+        yield "worked_example.r", (f"R {example.r!r} is said to agree with the board, which saved "
+                                   f"{board.rows[0].r!r}")
+
+
+def _index_problems(index: CapabilityIndex, known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
+    scored = {m.identity for m in index.models}
+    for i, m in enumerate(index.models):
+        yield from _known(f"index.models[{i}].identity", m.identity, known)
+        for j, term in enumerate(m.fusion.terms if m.fusion else ()):
+            if term.from_identity is not None:
+                yield from _known(f"index.models[{i}].fusion.terms[{j}].from_identity", term.from_identity, known)
+    rank_of = {m.identity: (i, m.rank) for i, m in enumerate(index.models)}
+    for board in ("current", "all_versions"):
+        listed: tuple[str, ...] = getattr(index.boards, board)
+        for pos, ident in enumerate(listed):
+            if ident not in scored:
+                yield f"index.boards.{board}[{pos}]", f"model {ident!r} is not in the index's models"
+                continue
+            i, rank = rank_of[ident]
+            if getattr(rank, board) != pos + 1:
+                yield f"index.models[{i}].rank.{board}", (
+                    f"rank {getattr(rank, board)!r} disagrees with index.boards.{board} (position {pos + 1})")
+        on_board = set(listed)
+        for ident, (i, rank) in rank_of.items():
+            if getattr(rank, board) is not None and ident not in on_board:
+                yield f"index.models[{i}].rank.{board}", f"{ident!r} has a rank but is not on index.boards.{board}"
+
+
+def _arena_problems(arena: Arena, known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
+    names = set(known) | {s for facts in known.values() for s in facts.spellings}
+
+    def check(path: str, name: str) -> Iterator[Problem]:
+        if name not in names:
+            yield path, f"Arena model {name!r} is neither an identity nor a spelling in the snapshot's models"
+
+    for i, m in enumerate(arena.models):
+        yield from check(f"arena.models[{i}].model", m.model)
+        if m.component >= len(arena.components):
+            yield f"arena.models[{i}].component", f"component {m.component} does not exist"
+    for i, c in enumerate(arena.components):
+        for j, name in enumerate(c.models):
+            yield from check(f"arena.components[{i}].models[{j}]", name)
+    for i, u in enumerate(arena.unrated):
+        for j, name in enumerate(u.models):
+            yield from check(f"arena.unrated[{i}].models[{j}]", name)
+    for j, name in enumerate(arena.winrate.models):
+        yield from check(f"arena.winrate.models[{j}]", name)
+    n = len(arena.winrate.models)
+    for key in ("predicted", "empirical", "battles"):
+        matrix = getattr(arena.winrate, key)
+        if len(matrix) != n or any(len(row) != n for row in matrix):
+            yield f"arena.winrate.{key}", f"not a {n} x {n} matrix (one row and column per winrate model)"
+    for i, sl in enumerate(arena.history):
+        for j, entry in enumerate(sl.models):
+            yield from check(f"arena.history[{i}].models[{j}].model", entry.model)
+
+
+def _evals_problems(evals: Evals) -> Iterator[Problem]:
+    for i, suite in enumerate(evals.suites):
+        if suite.metric not in suite.boards:
+            yield f"evals.suites[{i}].metric", f"metric {suite.metric!r} has no board"
+        for metric, board in suite.boards.items():
+            models = {r.model_id for r in board.rows}
+            for j, pair in enumerate(board.pairwise):
+                for side in (pair.model_a, pair.model_b):
+                    if side not in models:
+                        yield f"evals.suites[{i}].boards.{metric}.pairwise[{j}]", f"model {side!r} has no row"
