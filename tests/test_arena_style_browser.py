@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import PageWatch, axe_violations, serve_directory
+from fixtures.make_snapshot import attach_arena
 from test_charts import _history
 
 from builder.config import ArenaConfig, load_config
@@ -31,7 +32,7 @@ def site(tmp_path_factory):
     snaps = _history(2)
     arena = compute_arena_section(DEMO, ArenaConfig(bootstrap=20, history="month", default_view="style"))
     assert arena.style is not None and arena.style.models and arena.default_view == "style"
-    snaps[-1]["arena"] = arena.model_dump(mode="json")
+    attach_arena(snaps[-1], arena.model_dump(mode="json"))
     with serve_directory(www) as origin:
         typed = [validate_snapshot(s) for s in snaps]
         render_site(typed[-1], typed[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
