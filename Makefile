@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NPM    ?= npm
 
-.PHONY: site test install install-test browser golden snapshots bench clean
+.PHONY: site test lint install install-test browser golden snapshots bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,9 +32,16 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	else $(BIN)/python -m playwright install chromium; fi
 
-## test: install what the tests need and run the whole suite
+## test: install what the tests need, run the checks (lint), then the whole suite
 test: install-test
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n 2 -q
+
+## lint: the layer contracts (lint-imports), ruff and mypy, all configured in pyproject.toml
+lint: $(BIN)/python
+	$(BIN)/lint-imports
+	$(BIN)/ruff check builder tests
+	$(BIN)/mypy
 
 ## golden: regenerate the golden files (review the diff before committing)
 golden: $(BIN)/python
@@ -49,4 +56,4 @@ bench: $(BIN)/python
 	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf site .modelboards .pytest_cache
+	rm -rf site .modelboards .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -98,10 +98,17 @@ class SourceConfig(Strict):
     "Publication-date hint when the payload carries none (LMArena files have no dates inside)."
     recorded_date: dt.date | None = None
     "Fetch date of the recorded payload (offline builds), so a fresh clone dates it the same way."
-    timeout: float = 30.0
-    "Seconds per HTTP request."
-    max_bytes: int = 50_000_000
-    "Size cap per HTTP response, bytes."
+    timeout: float = Field(default=30.0, gt=0)
+    "Idle timeout, seconds: the longest wait to connect or between two reads of one HTTP response."
+    deadline: float = Field(default=300.0, gt=0)
+    "Total deadline, seconds, for one download (connect, headers, whole body): a server that drips bytes is cut off."
+    max_bytes: int = Field(default=50_000_000, gt=0)
+    "Size cap per HTTP response, bytes (after content decoding, so a gzip bomb stops here too)."
+    redirect_hosts: list[str] = Field(default_factory=list)
+    "Other host names a redirect may lead to; a redirect to the URL's own host is always followed, any other refused."
+    min_records: int = Field(default=1, ge=0)
+    """Plausibility: a new payload must yield at least this many usable records (rows, models or prices,
+    excluded rows not counted), else the source fails and its last good payload stays."""
     options: dict[str, Any] = Field(default_factory=dict)
     "Kind-specific options (e.g. Terminal-Bench ``commit``, LiveBench ``index_url``)."
 
@@ -232,6 +239,17 @@ class FoldingConfig(Strict):
 StyleFeature = Literal["tokens", "headers", "bold", "lists"]
 
 
+class ArenaReaderConfig(Strict):
+    """How battles files are read: DuckDB, embedded, one connection per read."""
+
+    memory_limit: str = Field(default="512MB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*$")
+    "DuckDB's memory limit for one read, e.g. 512MB or 2GB; past it DuckDB spills to temp_directory."
+    temp_directory: str | None = None
+    "Folder DuckDB spills to past the memory limit (default: the system temp folder), relative to the working folder."
+    threads: int | None = Field(default=None, ge=1)
+    "DuckDB worker threads for the scan (default: one per core)."
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -239,8 +257,18 @@ class ArenaConfig(Strict):
     "Recorded battles file (JSON, JSONL, CSV or Parquet), relative to package data or absolute."
     live_url: str | None = None
     "Public clean_battle dump for ``--live`` (streamed to disk with resume and a size cap)."
-    live_max_bytes: int = 4_000_000_000
+    live_max_bytes: int = Field(default=4_000_000_000, gt=0)
     "Size cap for the live battles dump, bytes."
+    live_timeout: float = Field(default=60.0, gt=0)
+    "Idle timeout of the live battles download, seconds (connect, or between two reads)."
+    live_deadline: float = Field(default=3600.0, gt=0)
+    "Total deadline of one attempt at the live battles download, seconds (a partial file is kept for the next run)."
+    live_redirect_hosts: list[str] = Field(default_factory=list)
+    "Other host names a redirect of ``live_url`` may lead to (its own host is always allowed)."
+    live_min_battles: int = Field(default=1, ge=1)
+    "Plausibility: a downloaded dump must hold at least this many valid battles, else the last good dump stays."
+    live_max_bad_share: float = Field(default=0.05, ge=0, le=1)
+    "Plausibility: at most this share of a downloaded dump's rows may be bad (missing or same model, unknown winner)."
     anony_only: bool = False
     "Keep anonymous votes only."
     bootstrap: int = 200
@@ -265,6 +293,8 @@ class ArenaConfig(Strict):
     "Intervals of the style-controlled fit: the sandwich estimator, or ``bootstrap`` rounds (seeded by ``seed``)."
     reweight: bool = False
     "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
+    reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
+    "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
 
 
 class EvalSuiteConfig(Strict):
@@ -360,6 +390,8 @@ class FetchSettings(Strict):
     "First backoff delay, seconds (doubles each attempt)."
     store: str = ".modelboards/store"
     "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
+    lock_timeout: float = Field(default=900.0, ge=0)
+    "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
 
 
 class SiteConfig(Strict):
@@ -457,6 +489,8 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text at byte {exc.start}: save the file as UTF-8") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read config: {exc.strerror}") from None
     try:

@@ -21,19 +21,19 @@ from pathlib import Path
 import pytest
 
 from builder.config import load_config
-from builder.render.pages.evals import compute_significance_matrix
+from builder.errors import UserError
+from builder.pipeline import build
 from builder.render.pages.arena import (
     RATING_COLUMNS,
     heat_class,
     nice_ticks,
     spelling_identities,
 )
-from builder.pipeline import build
-from builder.util.text import model_slug
+from builder.render.pages.evals import compute_significance_matrix
 from builder.render.site import render_site
-from builder.errors import UserError
 from builder.snapshot import validate_snapshot
 from builder.snapshot.models import EvalPair
+from builder.util.text import model_slug
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -113,7 +113,9 @@ def fkey(cell: Node, attr: str = "data-sort") -> float | None:
 
 
 def same(a: float | None, b: float | None) -> bool:
-    return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, rel_tol=0, abs_tol=1e-12))
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=0, abs_tol=1e-12)
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -207,7 +209,7 @@ def test_every_arena_row_matches_the_snapshot(built):
     index = spelling_identities(validate_snapshot(snap).models)
     for m in arena["models"]:
         cells = rows[m["model"]].direct("td")
-        by_key = dict(zip(keys, cells))
+        by_key = dict(zip(keys, cells, strict=False))
         for k in ("rank", "rank_ub", "rating", "lower", "battles", "wins", "ties", "win_rate", "elo"):
             assert same(fkey(by_key[k]), m[k]), (m["model"], k)
         assert same(fkey(by_key["lower"], "data-upper"), m["upper"])
@@ -234,6 +236,34 @@ def test_every_arena_row_matches_the_snapshot(built):
             assert float(p1.attrs["x1"]) > float(p2.attrs["x1"])
 
 
+def test_arena_page_shows_the_rating_changes(built):
+    snap, site, _ = built
+    arena = snap["arena"]
+    changes = arena["changes"]
+    # the saved statistics are those of the saved history (no refit at render time)
+    path = {}
+    for sl in sorted(arena["history"], key=lambda s: s["date"]):
+        for m in sl["models"]:
+            path.setdefault(m["model"], []).append(m["rating"])
+    assert {c["model"] for c in changes} == set(path)
+    for c in changes:
+        vals = path[c["model"]]
+        assert (c["initial"], c["final"], c["highest"], c["lowest"], c["slices"]) == (
+            vals[0], vals[-1], max(vals), min(vals), len(vals))
+    table = parse(site / "arena" / "index.html").find("table", id="changes-table")
+    assert "sortable" in table.classes()
+    rows = {tr.attrs["data-model"]: tr for tr in table.find("tbody").direct("tr")}
+    assert list(rows) == [c["model"] for c in changes]
+    keys = [th.attrs.get("data-key") for th in table.find("thead").find_all("th")]
+    for c in changes:
+        by_key = dict(zip(keys, rows[c["model"]].direct("td"), strict=True))
+        for k in ("initial", "final", "change", "highest", "lowest", "volatility", "slices"):
+            assert same(fkey(by_key[k]), c[k]), (c["model"], k)
+        assert by_key["change"].text.strip() == f"{c['change']:+.1f}"
+        want = "–" if c["volatility"] is None else f"{c['volatility']:.1f}"
+        assert by_key["volatility"].text.strip() == want
+
+
 def test_arena_charts_method_and_links(built):
     snap, site, _ = built
     arena = snap["arena"]
@@ -255,7 +285,8 @@ def test_arena_charts_method_and_links(built):
     assert f"from {m['bootstrap']} bootstrap rounds" in html and f"seed {m['seed']}" in html
     assert f"{arena['rows_read']:,} rows read, {arena['n_battles']:,} battles fitted" in html
     assert "Simulated battles." in html  # the demo snapshot says where its battles came from
-    for a in ('href="../data/arena/ratings.csv"', 'href="../data/arena/ratings.json"', 'href="../data/arena/winrate.json"'):
+    for a in ('href="../data/arena/ratings.csv"', 'href="../data/arena/ratings.json"',
+              'href="../data/arena/winrate.json"'):
         assert a in html
 
 
@@ -293,7 +324,7 @@ def test_arena_downloads_round_trip(built):
         assert tuple(reader.fieldnames) == RATING_COLUMNS
         got = list(reader)
     assert [r["model"] for r in got] == [m["model"] for m in models]
-    for r, m in zip(got, models):
+    for r, m in zip(got, models, strict=False):
         for c in RATING_COLUMNS[1:]:
             want = m[c]
             assert (r[c] == "" if want is None else float(r[c]) == want), (m["model"], c)
@@ -329,11 +360,12 @@ def test_each_suite_page_lists_every_model_with_its_numbers(built):
             assert [tr.attrs["data-model"] for tr in trs] == [r["model_id"] for r in board["rows"]]
             keys = [th.attrs.get("data-key") for th in table.find("thead").find_all("th")]
             assert len(keys) == 7 + len(board["categories"])
-            for rank, (tr, r) in enumerate(zip(trs, board["rows"]), 1):
-                cells = dict(zip(keys, tr.direct("td")))
+            for rank, (tr, r) in enumerate(zip(trs, board["rows"], strict=False), 1):
+                cells = dict(zip(keys, tr.direct("td"), strict=False))
                 assert fkey(cells["rank"]) == rank
                 assert same(fkey(cells["mean"]), r["mean_score"])
-                assert same(fkey(cells["ci"]), r["mean_ci_lo"]) and same(fkey(cells["ci"], "data-upper"), r["mean_ci_hi"])
+                assert same(fkey(cells["ci"]), r["mean_ci_lo"])
+                assert same(fkey(cells["ci"], "data-upper"), r["mean_ci_hi"])
                 assert cells["ci"].text.strip() == f"{r['mean_ci_lo']:.3f} – {r['mean_ci_hi']:.3f}"
                 assert same(fkey(cells["win"]), r["win_rate"])
                 assert fkey(cells["tasks"]) == r["tasks_completed"]
@@ -416,17 +448,18 @@ def test_eval_downloads_round_trip(built):
         want = [(metric, r) for metric in [suite["metric"]] + [m for m in suite["metrics"] if m != suite["metric"]]
                 for r in suite["boards"][metric]["rows"]]
         assert len(rows) == len(want)
-        for got, (metric, r) in zip(rows, want):
+        for got, (metric, r) in zip(rows, want, strict=False):
             assert got["metric"] == metric and got["model_id"] == r["model_id"]
             for c in ("mean_score", "mean_ci_lo", "mean_ci_hi", "win_rate"):
                 assert float(got[c]) == r[c]
             assert int(got["tasks_completed"]) == r["tasks_completed"]
             for cat, v in r["categories"].items():
                 assert float(got[f"category_{cat}"]) == v
-        pw = list(csv.DictReader(io.StringIO((site / "data" / "evals" / f"{sid}-pairwise.csv").read_text(encoding="utf-8"))))
+        pw_text = (site / "data" / "evals" / f"{sid}-pairwise.csv").read_text(encoding="utf-8")
+        pw = list(csv.DictReader(io.StringIO(pw_text)))
         assert sum(len(suite["boards"][m]["pairwise"]) for m in suite["metrics"]) == len(pw)
         first = suite["boards"][suite["metric"]]["pairwise"]
-        for got, p in zip(pw, first):
+        for got, p in zip(pw, first, strict=False):
             assert (got["model_a"], got["model_b"]) == (p["model_a"], p["model_b"])
             assert float(got["diff"]) == p["diff"] and got["significant"] == ("true" if p["significant"] else "false")
 

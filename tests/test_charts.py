@@ -13,7 +13,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from builder.snapshot import validate_snapshot
 from fixtures.make_snapshot import arena_only_model, full_arena, make_snapshot
 
 from builder.charts.data import (
@@ -28,8 +27,9 @@ from builder.charts.data import (
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.svg import linear_ticks, log_ticks, spread_labels
 from builder.config import load_config
-from builder.util.text import model_slug
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
+from builder.util.text import model_slug
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -41,6 +41,38 @@ NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 def _front(points):
     return compute_pareto_frontier([PricePoint(k, p, s) for k, p, s in points])
+
+
+def test_distribution_quartiles_whiskers_and_bins():
+    import numpy as np
+
+    from builder.charts.distribution import (
+        compute_box_summary,
+        compute_histogram,
+        compute_rating_distribution,
+        nice_width,
+        quantile,
+    )
+
+    values = [1000.0, 1010.0, 1012.0, 1020.0, 1030.0, 1031.0, 1040.0, 1200.0]
+    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
+        assert quantile(values, p) == pytest.approx(float(np.quantile(values, p)))
+    named = [(f"m{k}", v) for k, v in enumerate(values)]
+    box = compute_box_summary(named)
+    # q1 = 1010 + 0.75 * 2 = 1011.5; q3 = 1031 + 0.25 * 9 = 1033.25; IQR 21.75, fences 978.875 and 1065.875
+    assert (box.q1, box.median, box.q3) == pytest.approx((1011.5, 1025.0, 1033.25))
+    assert (box.whisker_lo, box.whisker_hi) == (1000.0, 1040.0)
+    assert [(o.name, o.rating) for o in box.outliers] == [("m7", 1200.0)]
+    assert box.mean == pytest.approx(sum(values) / 8) and box.n == 8
+    assert nice_width(1000, 1200) == 20.0 and nice_width(5, 5) == 1.0
+    bins = compute_histogram(named, 20.0)
+    assert (bins[0].lo, bins[-1].hi, len(bins)) == (1000.0, 1220.0, 11)
+    assert [b.count for b in bins] == [3, 3, 1, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert bins[1].models == ("m5", "m4", "m3")  # best first
+    assert sum(b.count for b in bins) == 8
+    doc = compute_rating_distribution([{"name": n, "rating": v} for n, v in named], title="T", unit="U")
+    assert doc["n"] == 8 and doc["box"]["outliers"] == [{"name": "m7", "rating": 1200.0}]
+    assert compute_rating_distribution([], title="T", unit="U") is None
 
 
 def test_pareto_frontier_hand_built_case():
@@ -167,7 +199,7 @@ def _panels(html: str) -> dict[str, str]:
 
 def _marks(panel_html: str) -> int:
     svg = re.search(r"<svg class=\"chart-svg.*?</svg>", panel_html, re.DOTALL)
-    return len(re.findall(r'<(?:path|circle|g) class="mark[ "]', svg.group(0))) if svg else 0
+    return len(re.findall(r'<(?:path|circle|rect|g) class="mark[ "]', svg.group(0))) if svg else 0
 
 
 def test_pages_and_data_files_exist(built):
@@ -189,13 +221,14 @@ def test_price_quality_data_matches_the_snapshot(built):
     snap = snaps[-1]
     doc = _doc(out, "price-quality")
     assert doc["date"] == snap["date"] and doc["as_of"] == snap.get("as_of")
-    for board, b in zip(snap["boards"], doc["boards"]):
+    for board, b in zip(snap["boards"], doc["boards"], strict=False):
         assert b["id"] == board["id"]
         rows = [r for r in board["rows"] if r.get("rank") is not None]
         priced = [r for r in rows if r.get("token_price") not in (None, 0)]
         assert [p["identity"] for p in b["points"]] == [r["identity"] for r in priced]
-        for p, r in zip(b["points"], priced):
-            assert (p["rank"], p["score"], p["price"], p["partial"]) == (r["rank"], r["score"], r["token_price"], r["partial"])
+        for p, r in zip(b["points"], priced, strict=False):
+            want = (r["rank"], r["score"], r["token_price"], r["partial"])
+            assert (p["rank"], p["score"], p["price"], p["partial"]) == want
             assert p["open_weight"] == snap["models"][r["identity"]].get("open_weight")
             assert p["href"] == f"models/{model_slug(r['identity'])}/"
         assert {q["identity"] for q in b["left_out"]} == {r["identity"] for r in rows} - {r["identity"] for r in priced}
@@ -207,9 +240,11 @@ def test_price_quality_data_matches_the_snapshot(built):
             assert p["frontier"] is (not dominated)
     first = doc["boards"][0]
     unpriced = [r["identity"] for r in snap["boards"][0]["rows"] if r.get("token_price") is None]
-    assert [q["identity"] for q in first["left_out"]] == unpriced and snap["boards"][0]["rows"][2]["identity"] in unpriced
+    assert [q["identity"] for q in first["left_out"]] == unpriced
+    assert snap["boards"][0]["rows"][2]["identity"] in unpriced
     assert all(q["reason"] == "no blended token price in the snapshot" for q in first["left_out"])
-    rows = list(csv.DictReader(io.StringIO((out / "data" / "charts" / "price-quality.csv").read_text(encoding="utf-8"))))
+    text = (out / "data" / "charts" / "price-quality.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == sum(len(b["points"]) + len(b["left_out"]) for b in doc["boards"])
     on = [r for r in rows if r["board"] == first["id"] and r["on_frontier"] == "true"]
     assert sorted(r["identity"] for r in on) == sorted(first["frontier"])
@@ -252,7 +287,7 @@ def test_spread_data_matches_the_snapshot(built):
     by_name = {m["name"]: m for m in doc["arena"]["models"]}
     assert by_name["only-in-the-arena"]["href"] == "models/only-in-the-arena/"  # facts from scoring, a page
     assert doc["arena"]["models"][0]["href"] == f"models/{model_slug(arena['models'][0]['model'])}/"
-    for board, b in zip(snaps[-1]["boards"], doc["boards"]):
+    for board, b in zip(snaps[-1]["boards"], doc["boards"], strict=False):
         assert [p["score"] for p in b["points"]] == [r["score"] for r in board["rows"] if r.get("rank") is not None]
         for p in b["points"]:
             assert p["bin"] == math.floor(p["score"] / b["width"])
@@ -261,7 +296,8 @@ def test_spread_data_matches_the_snapshot(built):
 def test_static_svg_has_one_mark_per_data_point(built):
     out, _ = built
     docs = {k: _doc(out, k) for k in ("price-quality", "history", "ranks", "spread")}
-    page = lambda k: _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))
+    def page(k):
+        return _panels((out / "charts" / k / "index.html").read_text(encoding="utf-8"))
     pq = page("price-quality")
     for b in docs["price-quality"]["boards"]:
         assert _marks(pq[b["id"]]) == len(b["points"]) > 0
@@ -279,6 +315,9 @@ def test_static_svg_has_one_mark_per_data_point(built):
         assert _marks(rk[s["id"]]) == sum(len(m["points"]) for m in s["models"]) > 0
     sp = page("spread")
     assert _marks(sp["arena"]) == len(docs["spread"]["arena"]["models"])
+    dist = docs["spread"]["distribution"]
+    assert _marks(sp["arena-distribution"]) == sum(b["count"] > 0 for b in dist["bins"]) > 0
+    assert '<g class="box"><title>median' in sp["arena-distribution"]
     for b in docs["spread"]["boards"]:
         assert _marks(sp[b["id"]]) == len(b["points"])
     # every chart page: a caption, a table and the link to its data
@@ -332,7 +371,7 @@ def test_empty_and_unpriced_boards():
             r["token_price"] = None
     doc = compute_price_quality(validate_snapshot(snap))
     assert all(not b["points"] and not b["frontier"] for b in doc["boards"])
-    for b, s in zip(doc["boards"], snap["boards"]):
+    for b, s in zip(doc["boards"], snap["boards"], strict=False):
         assert len(b["left_out"]) == sum(r.get("rank") is not None for r in s["rows"])
     docs = compute_chart_data(None, [])
     assert docs["price-quality"]["boards"] == [] and docs["history"]["series"] == [] and docs["spread"]["arena"] is None

@@ -11,11 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures.make_snapshot import bare_board, bare_snapshot, board_row, full_arena
 
-from builder.config import load_config
-from builder.cli.context import Context, Group
-from builder.history import backfill as bf
-from builder.cli.site import backfill as backfill_cmd
 from builder.charts.race import (
     PALETTE,
     colour_of,
@@ -24,8 +21,11 @@ from builder.charts.race import (
     compute_race_data,
     write_race_data,
 )
+from builder.cli.context import Context, Group
+from builder.cli.site import backfill as backfill_cmd
+from builder.config import load_config
+from builder.history import backfill as bf
 from builder.snapshot import Snapshot, list_snapshots, load_snapshot, validate_snapshot
-from fixtures.make_snapshot import bare_board, bare_snapshot, board_row, full_arena
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END, EVERY = date(2026, 9, 20), date(2026, 11, 8), 7  # 8 dates
@@ -205,7 +205,7 @@ def test_backfill_has_rank_swaps_and_movement_labels(history):
     _, _, snaps = history
     swaps = 0
     for a, b in itertools.pairwise(snaps):
-        for ba, bb in zip(a["boards"], b["boards"]):
+        for ba, bb in zip(a["boards"], b["boards"], strict=False):
             ra = {r["identity"]: r["r"] for r in ba["rows"]}
             rb = {r["identity"]: r["r"] for r in bb["rows"]}
             common = sorted(set(ra) & set(rb))
@@ -250,7 +250,8 @@ def test_backfill_variant_keeps_only_what_existed(history, demo_cfg):
         if d >= sources["arena"].payload_date:
             assert max(abs(x) for x in drifts) == 0
         else:
-            assert max(abs(x) for x in drifts) > 0.5 * bf.DRIFT_POINTS * bf.drift_weight(d, sources["arena"].payload_date)
+            weight = bf.drift_weight(d, sources["arena"].payload_date)
+            assert max(abs(x) for x in drifts) > 0.5 * bf.DRIFT_POINTS * weight
 
 
 def test_drift_formula():
@@ -276,7 +277,8 @@ def test_backfill_arena_section_uses_only_past_votes_of_released_models(demo_cfg
     assert section.history[-1].date <= day.isoformat()
     names = {m.model for m in section.models}
     assert not any(n.startswith("sol-2") for n in names)  # released 2026-10-20
-    full = bf.compute_arena_variant(resolve_data_path(small.arena.battles, base), small, date(2026, 11, 29), releases | {"sol-2": date(2026, 10, 20)})
+    full = bf.compute_arena_variant(resolve_data_path(small.arena.battles, base), small, date(2026, 11, 29),
+                                    releases | {"sol-2": date(2026, 10, 20)})
     assert full is not None and section.n_battles < full.n_battles
 
 

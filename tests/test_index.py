@@ -7,7 +7,6 @@ import math
 import pytest
 
 from builder.config import IndexBoardConfig, IndexConfig
-from builder.snapshot.models import FactSources, ModelFacts, Observation
 from builder.scoring.index import (
     compute_family_score,
     compute_fused,
@@ -19,6 +18,7 @@ from builder.scoring.index import (
     r1,
     select_current,
 )
+from builder.snapshot.models import FactSources, ModelFacts, Observation
 
 W = {"coding": 30.0, "agent": 20.0, "reasoning": 30.0}
 
@@ -55,7 +55,8 @@ def test_measured_clamped_to_0_and_100():
     heavy = {"coding": 100.0, "agent": 100.0, "reasoning": 100.0}  # weights are configurable
     assert compute_measured({"general": 95.0, "coding": 100.0, "agent": 100.0}, heavy, 8.0) == 100.0
     assert compute_measured({"general": 3.0, "coding": 0.0, "agent": 0.0, "reasoning": 0.0}, heavy, 8.0) == 0.0
-    assert compute_measured({"general": 99.0, "coding": 100.0, "agent": 100.0, "reasoning": 100.0}, W, 8.0) == pytest.approx(99.8)
+    near_top = {"general": 99.0, "coding": 100.0, "agent": 100.0, "reasoning": 100.0}
+    assert compute_measured(near_top, W, 8.0) == pytest.approx(99.8)
 
 
 def test_fusion_is_precision_weighted_and_clamped():

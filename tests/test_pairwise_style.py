@@ -15,18 +15,25 @@ from scipy.stats import spearmanr
 
 from builder.cli import main
 from builder.errors import UserError
-from builder.pairwise.battles import read_battles
+from builder.pairwise.scan import (
+    FEATURE_MISSING,
+    FEATURE_NEGATIVE,
+    FEATURE_NO_OBJECT,
+    FEATURE_NON_NUMERIC,
+    FEATURE_OK,
+    FeatureColumn,
+    scan_battles,
+)
 from builder.pairwise.simulate import StyleSpec, random_skills, simulate_battles
 from builder.pairwise.style import (
-    NEGATIVE,
-    NO_METADATA,
-    NON_NUMERIC,
     STYLE_FEATURES,
-    compute_style_features,
     parse_style_features,
+    relative_differences,
     standardise,
+    style_columns,
+    style_columns_from,
+    style_feature_specs,
 )
-from builder.pairwise.style_read import read_battle_styles, style_counts_from_arrow
 from builder.pairwise.styled import bootstrap_styled, build_style_dataset, fit_styled_bt, sandwich_styled
 
 
@@ -41,19 +48,31 @@ def meta(ta=10, tb=30, ha=None, hb=None, ba=None, bb=None, la=None, lb=None):
 
 
 def test_features_are_relative_differences_with_zero_denominators_as_one():
-    raw_a = np.array([[10.0, 1, 3, 0], [0, 0, 0, 0]])
-    raw_b = np.array([[30.0, 0, 1, 4], [0, 0, 0, 0]])
-    f, status = compute_style_features(raw_a, raw_b)
+    f = relative_differences(np.array([[10.0, 1, 3, 0], [0, 0, 0, 0]]), np.array([[30.0, 0, 1, 4], [0, 0, 0, 0]]))
     np.testing.assert_allclose(f, [[-0.5, 1.0, 0.5, -1.0], [0, 0, 0, 0]])
-    assert status.tolist() == [0, 0]
 
 
-def test_status_codes_worst_wins_and_unusable_rows_are_zeroed():
-    raw_a = np.array([[1.0, np.nan], [1.0, NEGATIVE], [NO_METADATA, NO_METADATA], [1.0, 2.0]])
-    raw_b = np.array([[1.0, 1.0], [NON_NUMERIC, 1.0], [NO_METADATA, NO_METADATA], [3.0, 2.0]])
-    f, status = compute_style_features(raw_a, raw_b)
-    assert status.tolist() == [2, 4, 1, 0]  # incomplete, non-numeric beats negative, no metadata, ok
-    assert (f[:3] == 0).all() and f[3, 0] == pytest.approx(-0.5)
+def _column(name, values, quality, first=None):
+    return FeatureColumn(name, np.array(values, dtype=float), np.array(quality, dtype=np.int8), first)
+
+
+def test_row_kind_is_the_worst_over_features_and_sides_and_unusable_rows_are_zeroed():
+    ok, miss, no, neg, txt = FEATURE_OK, FEATURE_MISSING, FEATURE_NO_OBJECT, FEATURE_NEGATIVE, FEATURE_NON_NUMERIC
+    nan = float("nan")
+    cols = {
+        "tokens_a": _column("tokens_a", [1, 1, nan, 1, 1], [ok, ok, no, ok, ok]),
+        "tokens_b": _column("tokens_b", [1, nan, nan, 3, nan], [ok, txt, no, ok, neg], 5),
+        "bold_a": _column("bold_a", [nan, nan, nan, 2, 1], [miss, neg, no, ok, ok], 2),
+        "bold_b": _column("bold_b", [1, 1, nan, 2, 1], [ok, ok, no, ok, ok]),
+    }
+    st = style_columns_from(cols, ("tokens", "bold"), "x.jsonl", lambda r: f"line {r + 10}")
+    assert st.status.tolist() == [2, 4, 1, 0, 3]  # incomplete, non-numeric beats negative, no metadata, ok, negative
+    assert (st.raw[[0, 1, 2, 4]] == 0).all() and st.raw[3].tolist() == [-0.5, 0.0]
+    assert st.report.rows == {"ok": 1, "no_metadata": 1, "incomplete_metadata": 1, "negative_count": 1,
+                              "non_numeric_count": 1}
+    assert st.report.first_malformed == "x.jsonl: line 12 (non numeric count)"
+    sub = st.take(np.array([0, 3]))
+    assert sub.report.usable == 1 and sub.report.first_malformed is None and sub.raw.shape == (2, 2)
 
 
 def test_standardise_uses_population_std_and_keeps_constant_columns():
@@ -69,25 +88,6 @@ def test_parse_style_features():
     for bad in ("tokens,emoji", "", "bold,bold"):
         with pytest.raises(UserError):
             parse_style_features(bad)
-
-
-def test_counts_from_arrow_sum_dicts_and_classify_bad_values():
-    arr = pa.array([
-        meta(),
-        meta(ba={"**": -1, "__": 0}),
-        None,
-        {**meta(), "sum_assistant_b_tokens": None},
-    ])
-    a, b = style_counts_from_arrow(arr, STYLE_FEATURES)
-    assert a[0].tolist() == [10, 1, 3, 0] and b[0].tolist() == [30, 0, 1, 4]
-    assert a[1, 2] == NEGATIVE
-    assert (a[2] == NO_METADATA).all()
-    assert np.isnan(b[3, 0])
-    # a map-typed dict, and text where a number belongs
-    m = pa.array([[("h1", 2), ("h2", 3)], None], type=pa.map_(pa.string(), pa.int64()))
-    s = pa.StructArray.from_arrays([pa.array(["12", None]), m], names=["sum_assistant_a_tokens", "header_count_a"])
-    a, _ = style_counts_from_arrow(s, ("tokens", "headers"))
-    assert a[0].tolist() == [NON_NUMERIC, 5.0] and np.isnan(a[1]).all()
 
 
 def _write_jsonl(path, rows):
@@ -106,12 +106,16 @@ def _rows():
     ]
 
 
+def read_styles(path, features=STYLE_FEATURES):
+    with scan_battles(path, features=style_feature_specs(features)) as scan:
+        return scan.battles(), style_columns(scan, features)
+
+
 def test_jsonl_metadata_is_counted_by_kind_with_the_first_malformed_line(tmp_path):
     path = tmp_path / "b.jsonl"
     _write_jsonl(path, _rows())
-    battles = read_battles(path)
+    battles, st = read_styles(path)
     assert battles.report.bad_rows["same_model"] == 1 and battles.outcome[1] == 3  # both_bad is a tie (both bad)
-    st = read_battle_styles(path, battles, STYLE_FEATURES)
     assert st.report.rows == {"ok": 2, "no_metadata": 1, "incomplete_metadata": 0, "negative_count": 1,
                               "non_numeric_count": 1}
     assert st.report.first_malformed == "b.jsonl: line 4 (non numeric count)"
@@ -123,28 +127,25 @@ def test_json_array_and_parquet_give_the_same_features(tmp_path):
     rows = _rows()
     arr = tmp_path / "b.json"
     arr.write_text("[\n" + ",\n".join(json.dumps(r, indent=2) for r in rows) + "\n]\n", encoding="utf-8")
-    battles = read_battles(arr)
-    st = read_battle_styles(arr, battles, STYLE_FEATURES)
+    _, st = read_styles(arr)
     line = 1 + sum(json.dumps(r, indent=2).count("\n") + 1 for r in rows[:3]) + 1
     assert st.report.first_malformed == f"b.json: line {line} (non numeric count)"
     good = [r for r in rows if r.get("conv_metadata") and r is not rows[3]]
     pq_path = tmp_path / "b.parquet"
     pq.write_table(pa.Table.from_pylist(good), pq_path)
-    pb = read_battles(pq_path)
-    ps = read_battle_styles(pq_path, pb, STYLE_FEATURES)
+    _, ps = read_styles(pq_path)
     np.testing.assert_allclose(ps.raw[:2], st.raw[:2])
     assert ps.status.tolist() == [0, 0, 3]
+    assert ps.report.first_malformed == "b.parquet: row 4 (negative count)"  # the same-model row is row 3
 
 
-def test_csv_and_files_without_metadata(tmp_path):
-    csv_path = tmp_path / "b.csv"
-    csv_path.write_text("model_a,model_b,winner\nm1,m2,model_a\n", encoding="utf-8")
-    with pytest.raises(UserError, match="CSV"):
-        read_battle_styles(csv_path, read_battles(csv_path), STYLE_FEATURES)
+def test_files_without_metadata(tmp_path):
     plain = tmp_path / "p.jsonl"
     _write_jsonl(plain, [{"model_a": "m1", "model_b": "m2", "winner": "tie"}] * 3)
-    st = read_battle_styles(plain, read_battles(plain), STYLE_FEATURES)
+    _, st = read_styles(plain)
     assert st.report.rows["no_metadata"] == 3 and st.report.usable == 0
+    _, st = read_styles(plain, ("bold",))
+    assert st.features == ("bold",) and st.raw.shape == (3, 1)
 
 
 def run(*args):
@@ -208,10 +209,7 @@ def test_recovery_of_a_true_style_effect():
     effect = 1.5
     sim = simulate_battles(skills, 80_000, seed=11, tie_prob=0.1,
                            style=StyleSpec(effect={"tokens": effect}, verbose={wordy: 1.5}))
-    raw_a = sim.style_a.astype(float)
-    raw_b = sim.style_b.astype(float)
-    f, status = compute_style_features(raw_a[:, :1], raw_b[:, :1])
-    assert (status == 0).all()
+    f = relative_differences(sim.style_a[:, :1], sim.style_b[:, :1])
     # lambda -> 0: the penalised fit becomes the MLE, whose interval covers the truth
     ds = build_style_dataset(sim.models, sim.model_a, sim.model_b, sim.outcome, f, ("tokens",))
     fit = fit_styled_bt(ds, reg=1e-8)
@@ -277,3 +275,16 @@ def test_battles_without_metadata_have_no_style_view(tmp_path):
     _write_jsonl(path, rows)
     section = compute_arena_section(path, ArenaConfig(bootstrap=0, default_view="style"))
     assert section.style is None and section.default_view == "plain"
+
+
+def test_csv_serves_plain_fits_only(tmp_path):
+    from builder.config import ArenaConfig
+    from builder.pairwise.arena import compute_arena_section
+
+    path = tmp_path / "b.csv"
+    path.write_text("model_a,model_b,winner\n" + "m1,m2,model_a\nm2,m1,model_a\nm1,m2,both_bad\n" * 4,
+                    encoding="utf-8")
+    res = CliRunner().invoke(main, ["arena", "fit", "--input", str(path), "--style-control"])
+    assert res.exit_code == 2 and "carries no conv_metadata" in res.output and "Traceback" not in res.output
+    section = compute_arena_section(path, ArenaConfig(bootstrap=0, default_view="style"))
+    assert section.style is None and section.n_battles == 12  # both_bad counts in the plain fit too

@@ -16,9 +16,9 @@ from arena_rank.models.bradley_terry import BradleyTerry
 from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
 from arena_rank.utils.data_utils import ContextualPairDataset, PairDataset
 
-from builder.pairwise.battles import battles_from_columns
 from builder.pairwise.bt import count_pairs, fit_bt
 from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
+from builder.pairwise.scan import battles_from_columns
 from builder.pairwise.style import STYLE_FEATURES
 from builder.pairwise.styled import build_style_dataset, fit_styled_bt, sandwich_styled
 

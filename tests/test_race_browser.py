@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 from conftest import PageWatch, axe_violations, serve_directory
-from builder.snapshot import validate_snapshot
 from fixtures.make_snapshot import attach_arena, make_snapshot
 
 from builder.config import ArenaConfig, load_config
 from builder.pairwise.arena import compute_arena_section
 from builder.render.site import render_site
+from builder.snapshot import validate_snapshot
 
 pytestmark = pytest.mark.browser
 
@@ -138,7 +138,8 @@ def test_pause_stops_the_race(open_race):
     assert _state(page) == "paused"
     date_then, bars_then, frame_then = _date(page), _transforms(page), page.get_attribute("#race", "data-frame")
     time.sleep(1.0)  # sixteen steps at 4x
-    assert (_date(page), _transforms(page), page.get_attribute("#race", "data-frame")) == (date_then, bars_then, frame_then)
+    now = (_date(page), _transforms(page), page.get_attribute("#race", "data-frame"))
+    assert now == (date_then, bars_then, frame_then)
     assert page.is_enabled("#race-play") and not page.is_enabled("#race-pause")
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from fixtures.make_snapshot import make_snapshot, make_typed
 
 from builder.cli import Context, Group
 from builder.cli.render import render_cmd, serve_cmd, snapshot_now, watch
-from fixtures.make_snapshot import make_snapshot, make_typed
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "fixtures" / "site.yml"

@@ -19,7 +19,7 @@ regenerate every golden with ONE command and review the diff:
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,7 @@ GOLDEN = ROOT / "tests" / "golden"
 REGEN = os.environ.get("MODELBOARDS_REGEN_GOLDEN") == "1"
 BASE_URL = "https://user.github.io/modelboards/"
 DEMO_DAY = "2026-11-29"
-DEMO_NOW = datetime(2026, 11, 29, 13, 0, tzinfo=timezone.utc)
+DEMO_NOW = datetime(2026, 11, 29, 13, 0, tzinfo=UTC)
 
 # (path in the built site, golden file name) of the synthetic fixture's site
 FILES = [
@@ -80,7 +80,7 @@ def built(tmp_path_factory) -> Path:
     cfg, _ = load_config(FIXTURES / "site.yml")
     snapshot = load_snapshot(FIXTURES / "golden_snapshot.json")
     out = tmp_path_factory.mktemp("golden-site")
-    render_site(snapshot, [], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=timezone.utc), base_url=BASE_URL)
+    render_site(snapshot, [], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=UTC), base_url=BASE_URL)
     return out
 
 

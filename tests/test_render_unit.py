@@ -7,27 +7,27 @@ import csv
 import io
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from fixtures.make_snapshot import XSS_NAME, make_snapshot, with_worked_example
 
 from builder.config import load_config
+from builder.errors import UserError
 from builder.render import exports
 from builder.render.formatting import movement_key, movement_text, num_key
 from builder.render.markdown import render_markdown
-from builder.util.text import CSP, model_slug, safe_url
 from builder.render.site import render_site, write_site_atomically
 from builder.render.writer import fill_slots
-from builder.errors import UserError
 from builder.snapshot import validate_snapshot
-from fixtures.make_snapshot import XSS_NAME, make_snapshot, with_worked_example
+from builder.util.text import CSP, model_slug, safe_url
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 BASE_URL = "https://user.github.io/modelboards/"
 
 
@@ -157,7 +157,7 @@ def test_hostile_strings_are_escaped_and_links_dropped(xss_site):
         assert "<img src=x" not in text, path
         assert "<script>alert" not in text and "<svg onload" not in text and "<b onmouseover" not in text, path
         collected = parse(path)
-        for tag, attr, value in collected.links:
+        for _tag, _attr, value in collected.links:
             assert not value.strip().lower().startswith(("javascript:", "data:", "vbscript:")), (path, value)
     victim_pages = [t for t in texts.values() if "&lt;img src=x onerror=alert(1)&gt;" in t]
     assert len(victim_pages) >= 5  # board, model page, models, excluded, methodology, front page ...
@@ -173,7 +173,7 @@ def test_every_page_has_csp_and_no_inline_script_style_or_foreign_resources(site
         assert '<meta http-equiv="Content-Security-Policy"' in text, path
         collected = parse(path)
         assert collected.inline_scripts == 0 and collected.style_attrs == 0, path
-        for tag, attr, value in collected.links:
+        for tag, _attr, value in collected.links:
             if tag in ("script", "img", "link") and not (tag == "link" and "canonical" in text):
                 assert not urlsplit(value).scheme, (path, tag, value)
     assert "default-src 'self'" in CSP and "'unsafe-inline'" not in CSP
@@ -212,7 +212,7 @@ def test_every_internal_link_resolves_under_the_sub_path(site):
     base_path = urlsplit(BASE_URL).path
     checked = 0
     for page in html_files(site):
-        for tag, attr, value in parse(page).links:
+        for tag, _attr, value in parse(page).links:
             if tag == "link" and value.startswith(BASE_URL):
                 continue  # canonical
             target = site_target(site, page, value, base_path)
@@ -247,11 +247,11 @@ def test_guards_choose_the_front_page(cfg, golden_snapshot, tmp_path, case):
     snap = copy.deepcopy(golden_snapshot)
     now = NOW
     if case == "two-days":
-        now = datetime(2026, 12, 2, 23, 59, tzinfo=timezone.utc)
+        now = datetime(2026, 12, 2, 23, 59, tzinfo=UTC)
     elif case == "too-old":
-        now = datetime(2026, 12, 3, 0, 1, tzinfo=timezone.utc)
+        now = datetime(2026, 12, 3, 0, 1, tzinfo=UTC)
     elif case == "future":
-        now = datetime(2026, 11, 29, 23, 0, tzinfo=timezone.utc)
+        now = datetime(2026, 11, 29, 23, 0, tzinfo=UTC)
     elif case == "empty":
         for b in snap["boards"]:
             b["rows"] = []
@@ -312,7 +312,7 @@ def test_archive_changelog_and_downloads(site, golden_snapshot):
     for board in golden_snapshot["boards"]:
         rows = list(csv.DictReader(io.StringIO((site / "data" / "boards" / f"{board['id']}.csv").read_text())))
         assert len(rows) == len(board["rows"]) + len(board["new"])
-        for got, want in zip(rows, board["rows"]):
+        for got, want in zip(rows, board["rows"], strict=False):
             assert float(got["r"]) == want["r"] and int(got["score"]) == want["score"]
             assert got["identity"] == want["identity"] and got["strip"] == "ranked"
             for fam, mean in want["families"].items():

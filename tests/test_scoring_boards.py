@@ -49,8 +49,10 @@ def make_cfg(**over) -> SiteConfig:
             "data_analysis": {"title": "Data analysis", "feeds": ["livebench/data_analysis"]},
         },
         "roles": {
-            "orchestrator": {"title": "Orchestrator", "weights": {"reasoning": 0.5, "human_preference": 0.3, "terminal_work": 0.2}},
-            "mid_tier": {"title": "Mid-tier", "weights": {"coding": 0.4, "terminal_work": 0.25, "instruction_following": 0.2, "reasoning": 0.15}},
+            "orchestrator": {"title": "Orchestrator",
+                             "weights": {"reasoning": 0.5, "human_preference": 0.3, "terminal_work": 0.2}},
+            "mid_tier": {"title": "Mid-tier", "weights": {"coding": 0.4, "terminal_work": 0.25,
+                                                          "instruction_following": 0.2, "reasoning": 0.15}},
             "rote": {"title": "Rote", "weights": {"instruction_following": 0.4, "data_analysis": 0.3, "coding": 0.3}},
         },
         "boards": [
@@ -290,7 +292,7 @@ def board(snapshot: dict, board_id: str) -> dict:
 def test_snapshot_has_every_contract_field(snap):
     top = {"schema_version", "date", "created_at", "method_id", "demo", "as_of", "stale", "site", "sources",
            "families", "roles", "observations", "calibration", "models", "prices", "boards", "machines",
-           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill"}
+           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "method"}
     assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",
                   "coverage", "available_share", "movement", "token_price", "build_price", "build_passed"}
@@ -325,6 +327,7 @@ def test_single_evaluator_model_is_in_the_new_strip(snap):
     orch = board(snap, "orchestrator")
     assert [r["identity"] for r in orch["new"]] == ["solo"] and orch["new"][0]["rank"] is None
     assert "solo" not in {r["identity"] for r in orch["rows"]}
+    assert snap["method"] == {"single_source_rule": True}  # renderers tell it from a pre-rule snapshot
 
 
 def test_board_membership(snap):
@@ -356,7 +359,8 @@ def test_stacks(snap):
     best = {e["role"]: e["identity"] for e in snap["stacks"]["best"]}
     assert best == {"orchestrator": "claude-opus-9", "mid_tier": "mid-model", "rote": "rote-model"}
     value = snap["stacks"]["value"]
-    assert {e["role"]: e["identity"] for e in value["entries"]} == {"orchestrator": "mid-model", "mid_tier": "mid-model"}
+    picks = {e["role"]: e["identity"] for e in value["entries"]}
+    assert picks == {"orchestrator": "mid-model", "mid_tier": "mid-model"}
     assert value["day_of_work"] is None  # no rote entry
 
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from builder.cli.context import Context, Group
+from builder.cli.site import explain
 from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.records import Observation
 from builder.scoring.boards import ScoringInputs, compute_snapshot
-from builder.cli.site import explain
 from builder.scoring.explain import explain_model, format_explain
 from builder.snapshot import write_snapshot
 
@@ -31,7 +31,8 @@ def cfg() -> SiteConfig:
                      "terminal_work": {"title": "Terminal work", "feeds": ["terminal-bench/accuracy"]}},
         "roles": {"orchestrator": {"title": "Orchestrator",
                                    "weights": {"reasoning": 0.5, "human_preference": 0.3, "terminal_work": 0.2}}},
-        "boards": [{"id": "orchestrator", "title": "Best orchestrator", "kind": "orchestrator", "role": "orchestrator"}],
+        "boards": [{"id": "orchestrator", "title": "Best orchestrator", "kind": "orchestrator",
+                    "role": "orchestrator"}],
     })
 
 
@@ -52,7 +53,7 @@ def snapshot() -> dict:
              o("epoch/eci", "claude-opus-5.5", 120.5), o("livebench/global", "claude-opus-5.5", 70.25),
              o("arena/text", "solo", 1400.0)]
     inputs = ScoringInputs(tuple(rows), (), (), (), {}, {})
-    return compute_snapshot(inputs, cfg(), datetime(2026, 2, 1, tzinfo=timezone.utc), None)
+    return compute_snapshot(inputs, cfg(), datetime(2026, 2, 1, tzinfo=UTC), None)
 
 
 @pytest.fixture(scope="module")

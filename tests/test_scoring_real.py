@@ -4,24 +4,23 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 
 import click
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import require_shared_data
 
 from builder.cli.context import Context, Group
-from conftest import require_shared_data
+from builder.cli.site import explain, score
 from builder.config import SiteConfig
 from builder.records import Payload
 from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.calibrate import MIN_OVERLAP, compute_arena_anchor
-from builder.cli.site import explain, score
 from builder.snapshot import check_guards, load_snapshot
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 FILES = {
     "arena": ("lmarena", {"leaderboard-text.json": "arena/lmarena/leaderboard-text.json"}),
     "epoch": ("epoch", {"epoch_capabilities_index.csv": "epoch/epoch_capabilities_index.csv"}),
@@ -53,12 +52,11 @@ def config_dict(recorded: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def real():
-    require_shared_data(DATA)
     from builder.scoring.select import select_observations
     from builder.sources import parse_payload
 
     cfg = SiteConfig.model_validate(config_dict(recorded=False))
-    now = datetime(2026, 1, 10, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 10, tzinfo=UTC)
     observations = []
     for name, (_, files) in FILES.items():
         payload = Payload(name, {k: (DATA / v).read_bytes() for k, v in files.items()}, now, "test")
@@ -111,7 +109,6 @@ cli.add_command(explain)
 
 
 def test_score_command_writes_a_snapshot(tmp_path):
-    require_shared_data(DATA)
     from builder.config import load_config
     from builder.fetch import fetch_all
 
@@ -128,7 +125,7 @@ def test_score_command_writes_a_snapshot(tmp_path):
     assert "(written)" in res.output
     snap = load_snapshot(snaps / "2026-01-10.json")
     assert snap.date == "2026-01-10" and snap.as_of is not None
-    assert check_guards(snap, datetime(2026, 1, 11, tzinfo=timezone.utc)) == []
+    assert check_guards(snap, datetime(2026, 1, 11, tzinfo=UTC)) == []
     assert not (tmp_path / "repo-snapshots").exists()
     res = runner.invoke(cli, ["--config", str(site), "score", "--date", "2026-01-10", "--snapshots-dir", str(snaps)])
     assert res.exit_code == 0 and "(kept)" in res.output

@@ -4,7 +4,7 @@ current method, and renders a site whose numbers rebuild (regenerate with `make 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -42,6 +42,6 @@ def test_oldest_and_newest_render_and_rebuild(tmp_path):
     for path in (SHIPPED[0], SHIPPED[-1]):
         snap = load_snapshot(path)
         out = tmp_path / path.stem
-        render_site(snap, [], cfg, base, out, now=datetime.fromisoformat(snap.created_at).astimezone(timezone.utc))
+        render_site(snap, [], cfg, base, out, now=datetime.fromisoformat(snap.created_at).astimezone(UTC))
         result = verify_site(out)
         assert result.ok, result.output

@@ -8,7 +8,7 @@ its rows; hostile upstream strings stay inert; axe-core finds no WCAG 2 A/AA vio
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,15 +17,15 @@ from conftest import PageWatch, axe_violations, serve_directory
 from fixtures.make_snapshot import XSS_NAME, make_snapshot
 
 from builder.config import load_config
-from builder.util.text import model_slug
 from builder.render.site import render_site
 from builder.snapshot import validate_snapshot
+from builder.util.text import model_slug
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 PAGE_TYPES = [
     "", "boards/", "boards/orchestrator/", "boards/mid-tier/", "stacks/", "picks/", "models/",
@@ -133,7 +133,8 @@ def test_sorting_search_filters_and_url_state(page, served):
     target = board["rows"][3]["model"]
     page.get_by_label("Search this board").fill(target.split()[-1])
     visible = page.locator("#board-table tbody tr:not([hidden])")
-    assert visible.count() >= 1 and all(target.split()[-1] in visible.nth(i).inner_text() for i in range(visible.count()))
+    assert visible.count() >= 1
+    assert all(target.split()[-1] in visible.nth(i).inner_text() for i in range(visible.count()))
     assert parse_qs(urlsplit(page.url).query)["q"] == [target.split()[-1]]
     page.get_by_label("Search this board").fill("")
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from fixtures.make_snapshot import make_snapshot, with_worked_example
 
 from builder.errors import UserError
 from builder.snapshot import (
@@ -20,10 +21,11 @@ from builder.snapshot import (
     validate_snapshot,
     write_snapshot,
 )
-from fixtures.make_snapshot import make_snapshot, with_worked_example
 
 
-def snap_json(day: str = "2026-11-30", ok: int = 3, failed: int = 1, rows: bool = True, seed: int = 0) -> dict[str, Any]:
+def snap_json(
+    day: str = "2026-11-30", ok: int = 3, failed: int = 1, rows: bool = True, seed: int = 0
+) -> dict[str, Any]:
     """A snapshot's JSON with ``ok`` sources ok, ``failed`` failed (the rest missing), and no
     board rows at all when not ``rows``."""
     d = make_snapshot(24, seed=seed, day=day)
@@ -139,7 +141,7 @@ def _drop_model(d: dict[str, Any], ident: str) -> None:
      r"boards\[0\]\.rows\[1\]\.rank: rank 1 disagrees with the rows \(expected 2\)"),
     (lambda d: d["boards"][0]["rows"][3].update(r=d["boards"][0]["rows"][0]["r"] + 1),
      r"boards\[0\]\.rows\[3\]\.r: R .* is above the row before it"),
-    (lambda d: d["boards"][0]["new"].append({**d["boards"][0]["rows"][0], "rank": 2}) if d["boards"][0]["rows"] else None,
+    (lambda d: d["boards"][0]["new"].append({**d["boards"][0]["rows"][0], "rank": 2}),
      r"boards\[0\]\.new\[\d+\]\.rank: a row of the new strip has no rank"),
     (lambda d: d["stacks"]["best"][0].update(board="nowhere"),
      r"stacks\.best\[0\]\.board: board 'nowhere' is not in the snapshot's boards"),
@@ -269,7 +271,7 @@ def test_a_broken_previous_day_is_one_line_not_skipped(tmp_path):
         previous_snapshot(tmp_path, date(2026, 11, 30))
 
 
-NOW = datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
 
 
 def test_guards_accept_a_fresh_snapshot():

@@ -21,9 +21,10 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
   ``builder.charts.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
   date.
 - ranks: the same frames as ranks, only for the keys ever ranked ``<= RANK_TOP``.
-- spread: the Arena's 95% intervals (largest connected component, by rating), and per board
-  the displayed scores stacked into a dot plot: ``bin = floor(score / width)``, ``stack`` =
-  0, 1, ... within a bin by rank, so every dot is one row.
+- spread: the Arena's 95% intervals (largest connected component, by rating), the
+  distribution of those ratings (histogram and box summary, ``builder.charts.distribution``),
+  and per board the displayed scores stacked into a dot plot: ``bin = floor(score / width)``,
+  ``stack`` = 0, 1, ... within a bin by rank, so every dot is one row.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builder.charts.distribution import compute_rating_distribution
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.race import (
     ARENA_TITLE,
@@ -58,6 +60,7 @@ RANK_TOP = 15
 PRICE_UNIT = "USD per million tokens (blended: 0.75 input + 0.25 output)"
 SCORE_UNIT = "displayed score (Arena scale)"
 KINDS = ("price-quality", "history", "ranks", "spread")
+DISTRIBUTION_TITLE = "Arena rating distribution"
 
 
 def colour_index(key: str) -> int:
@@ -283,9 +286,10 @@ def compute_rating_spread(snapshot: Snapshot | None) -> dict[str, Any]:
     "href", "colour", "rank", "rank_ub", "rating", "lower", "upper"}] (by rating, then name),
     "left_out": [{"name", "reason"}]}; ``boards[i]`` = {"id", "title", "unit", "width",
     "points": [{"identity", "name", "href", "rank", "score", "r", "partial", "bin", "stack"}]}
-    (ranked rows by rank; ``width`` = the dot plot's bin width in score points)."""
+    (ranked rows by rank; ``width`` = the dot plot's bin width in score points);
+    ``distribution`` = null | the histogram and box summary of the Arena ratings above."""
     pages = page_identities(snapshot)
-    arena_doc = None
+    arena_doc: dict[str, Any] | None = None
     arena = snapshot.arena if snapshot is not None else None
     if snapshot is not None and arena is not None and arena.models:
         keys = _arena_keys(snapshot)
@@ -320,7 +324,9 @@ def compute_rating_spread(snapshot: Snapshot | None) -> dict[str, Any]:
         for p, (bn, st) in zip(pts, compute_dot_stacks([p["score"] for p in pts], width), strict=True):
             p["bin"], p["stack"] = bn, st
         boards.append({"id": b.id, "title": b.title or b.id, "unit": SCORE_UNIT, "width": width, "points": pts})
-    return {**_head("spread", snapshot), "arena": arena_doc, "boards": boards}
+    distribution = (compute_rating_distribution(arena_doc["models"], title=DISTRIBUTION_TITLE, unit=ARENA_UNIT)
+                    if arena_doc else None)
+    return {**_head("spread", snapshot), "arena": arena_doc, "distribution": distribution, "boards": boards}
 
 
 # --------------------------------------------------------------------------- all, CSV

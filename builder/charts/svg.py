@@ -26,7 +26,9 @@ from datetime import date
 from itertools import pairwise
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from builder.util.text import escape_html as escape
 
 WIDTH = 760
 LABEL_CHARS = 26

@@ -37,8 +37,10 @@ def fetch(obj: Context, live: bool | None, progress: bool) -> None:
     cfg, base = obj.load()
     from builder.fetch import format_status_table
     from builder.pipeline import fetch_everything
+    from builder.util.lock import project_lock
 
-    statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
+    with project_lock(base, cfg.fetch.lock_timeout):
+        statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
     click.echo(format_status_table(statuses))
 
 
@@ -158,8 +160,11 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
 
     now = build_time(_parse_day("--date", day), datetime.now(UTC))
     folder = snapshots_path(cfg, base, snapshots_dir)
-    snapshot = compute_full_snapshot(cfg, base, now, folder)
-    path, action = write_snapshot(snapshot, folder)
+    from builder.util.lock import project_lock
+
+    with project_lock(base, cfg.fetch.lock_timeout):  # the store is read and a snapshot written
+        snapshot = compute_full_snapshot(cfg, base, now, folder)
+        path, action = write_snapshot(snapshot, folder)
     if action == "empty":
         raise CheckFailed(f"no rows on any board (every rating source failed?): {path.name} was not saved")
     ranked = sum(len(b.rows) for b in snapshot.boards)

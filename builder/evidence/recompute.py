@@ -10,32 +10,75 @@ Uses only Python's standard library. Reads ``evidence.json`` (the Capability Ind
     rank, and the order of every board;
 
 then prints how many of each were reproduced and names every miss or moved position.
-Exit code 0 when everything was reproduced, 1 otherwise.
+Exit code 0 when everything was reproduced, 1 otherwise, 2 when the downloads cannot be
+read (a missing folder, a file given in place of the folder, unreadable JSON): one line
+saying which.
 
     python recompute.py                      # the files beside this script
     python recompute.py path/to/site/data
     python recompute.py https://example.github.io/modelboards/data/
+    python recompute.py --help
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
+import urllib.error
 import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
 # ---------------------------------------------------------------- loading
 
+BOARDS_FILE = "boards-evidence.json"
+INDEX_FILE = "evidence.json"
+
+
+class InputError(Exception):
+    """The downloads cannot be read: printed as one line, exit code 2."""
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def check_location(location: str) -> None:
+    """A folder that holds the boards evidence, or an http(s) URL (checked when read)."""
+    if is_url(location):
+        return
+    path = Path(location)
+    if not path.exists():
+        raise InputError(f"{location}: no such folder (give the folder that holds {BOARDS_FILE})")
+    if not path.is_dir():
+        raise InputError(f"{location}: a file, not a folder: give the folder of the downloads, "
+                         f"e.g. {path.parent if str(path.parent) else '.'}")
+    if not (path / BOARDS_FILE).is_file():
+        raise InputError(f"{location}: no {BOARDS_FILE} in this folder (is it a ModelBoards site's data/ folder?)")
+
 
 def load(location: str, name: str) -> dict:
     """Read ``name`` from a folder or from a URL ending in '/'."""
-    if location.startswith(("http://", "https://")):
-        url = location.rstrip("/") + "/" + name
-        with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310 (http(s) only)
-            return json.loads(resp.read().decode("utf-8"))
-    return json.loads((Path(location) / name).read_text(encoding="utf-8"))
+    where = location.rstrip("/") + "/" + name if is_url(location) else str(Path(location) / name)
+    try:
+        if is_url(location):
+            with urllib.request.urlopen(where, timeout=60) as resp:  # noqa: S310 (http(s) only)
+                text = resp.read().decode("utf-8")
+        else:
+            text = Path(where).read_text(encoding="utf-8")
+        return json.loads(text)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise FileNotFoundError(where) from None
+        raise InputError(f"{where}: HTTP {exc.code}") from None
+    except urllib.error.URLError as exc:
+        raise InputError(f"{where}: {exc.reason}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not UTF-8 text at byte {exc.start}") from None
 
 
 class Tally:
@@ -240,16 +283,40 @@ def recompute_boards(be: dict, tally: Tally) -> None:
 # ---------------------------------------------------------------- main
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="recompute.py",
+        description="Rebuild every published ModelBoards number from the evidence downloads "
+                    "(evidence.json, boards-evidence.json) with the standard library alone.",
+        epilog="Exit code 0: everything rebuilt; 1: some number or position did not; 2: the downloads "
+               "could not be read.",
+    )
+    parser.add_argument("location", nargs="?", default=None,
+                        help="the folder holding the downloads, or the site's data URL ending in / "
+                             "(default: the folder of this script)")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    location = argv[1] if len(argv) > 1 else str(Path(__file__).resolve().parent)
+    args = parse_args(argv[1:])
+    location = args.location or str(Path(__file__).resolve().parent)
     tally = Tally()
     try:
-        index = load(location, "evidence.json")
-    except FileNotFoundError:
-        print("no evidence.json: the Capability Index is not published here")
-    else:
-        recompute_index(index, tally)
-    recompute_boards(load(location, "boards-evidence.json"), tally)
+        check_location(location)
+        try:
+            index = load(location, INDEX_FILE)
+        except FileNotFoundError:
+            print(f"no {INDEX_FILE}: the Capability Index is not published here")
+        else:
+            recompute_index(index, tally)
+        try:
+            boards = load(location, BOARDS_FILE)
+        except FileNotFoundError:
+            raise InputError(f"{location}: no {BOARDS_FILE}") from None
+        recompute_boards(boards, tally)
+    except InputError as exc:
+        print(f"recompute.py: error: {exc}", file=sys.stderr)
+        return 2
     print(tally.report())
     if tally.misses:
         print(f"{len(tally.misses)} number(s) or position(s) did not rebuild")

@@ -36,7 +36,8 @@ import numpy as np
 
 from builder.pairwise.battles import Battles
 from builder.pairwise.bootstrap import point_ranks, ranks_with_uncertainty
-from builder.pairwise.style_read import StyleColumns
+from builder.pairwise.bt import INIT
+from builder.pairwise.style import StyleColumns
 from builder.pairwise.styled import (
     HESSIAN_REG,
     MIN_PAIR,
@@ -82,16 +83,18 @@ def fit_styled_table(
     anchor: tuple[str, float] | None = None,
     reg: float = REG,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
+    init: float = INIT,
 ) -> StyledTable:
     """Style-controlled ratings of the battles with usable metadata.
 
     Intervals: the sandwich (``ci="sandwich"``), or ``bootstrap`` rounds seeded by ``seed``
-    (``ci="bootstrap"``; none when 0). ``rank_ub`` uses whichever is shown.
+    (``ci="bootstrap"``; none when 0). ``rank_ub`` uses whichever is shown. ``init``: the
+    rating shown for a log-odds rating of 0 (each component's mean).
     """
     use = np.flatnonzero(styles.usable)
     ds = build_style_dataset(battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use],
                              styles.raw[use], styles.features, reweight=reweight, overwrite=True)
-    fit = fit_styled_bt(ds, reg=reg, anchor=anchor, on_unidentifiable=on_unidentifiable)
+    fit = fit_styled_bt(ds, reg=reg, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
     intervals: StyledIntervals | None = None
     if ci == "sandwich":
         intervals = sandwich_styled(ds, fit)

@@ -27,7 +27,11 @@ import numpy as np
 from scipy.special import ndtri
 
 from builder.pairwise.bt import BTFit, PairCounts
-from builder.pairwise.styled import HESSIAN_REG, MIN_PAIR
+
+HESSIAN_REG = 1e-5
+"Ridge on the sandwich's Hessian diagonal (``arena-rank``'s; times the battles for an unweighted plain fit)."
+MIN_PAIR = 50
+"Floor of the pair count in the inverse-frequency weights 1 / max(n_pair, MIN_PAIR)."
 
 
 def pair_weights(counts: PairCounts, min_pair: int = MIN_PAIR) -> np.ndarray:
@@ -91,4 +95,4 @@ def sandwich_bt(counts: PairCounts, fit: BTFit, *, weights: np.ndarray | None = 
     return Sandwich(fit.ratings - z * se, fit.ratings + z * se, se, ci, ridge)
 
 
-__all__ = ["Sandwich", "pair_weights", "sandwich_bt", "weighted_counts"]
+__all__ = ["HESSIAN_REG", "MIN_PAIR", "Sandwich", "pair_weights", "sandwich_bt", "weighted_counts"]

@@ -17,23 +17,38 @@ so f lies in [-1, 1] and is positive when A's answer has more of it. Before fitt
 feature column is standardised over the fitted battles: ``(f - mean) / std`` with the
 population standard deviation, a zero std replaced by 1.
 
-Row status, per feature and side (the reader writes the raw count, or a negative code):
-a count >= 0 is usable; ``MISSING`` (the key absent or null),
-``NEGATIVE`` (a negative count), ``NON_NUMERIC`` (a string, boolean, list or nested object
-where a number belongs) and ``NO_METADATA`` (no ``conv_metadata`` object on the row) are
-not. A battle's kind is the worst code over the features in use, in the order of
-``STYLE_ROW_KINDS``; only ``ok`` battles enter the style-controlled fit, the others are
-counted by kind (and still count in the plain fit).
+The counts are feature columns of the battles reader's one scan of the file
+(``builder.pairwise.scan``: ``style_feature_specs`` asks for the two sides of each feature,
+``style_columns`` turns the columns into features). A battle's kind for the styled fit is
+the worst over the features in use and both sides, in the order of ``STYLE_ROW_KINDS``:
+``no_metadata`` (no ``conv_metadata`` object on the row), ``incomplete_metadata`` (a count
+absent or null), ``negative_count``, ``non_numeric_count`` (text, a boolean, a list or a
+nested object where a number belongs). Only ``ok`` battles enter the style-controlled fit;
+the others are counted by kind (and still count in the plain fit), and the first malformed
+one (negative or non-numeric) is named by file and line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from builder.errors import UserError
+from builder.pairwise.scan import (
+    FEATURE_MISSING,
+    FEATURE_NEGATIVE,
+    FEATURE_NO_OBJECT,
+    FEATURE_NON_NUMERIC,
+    FEATURE_OK,
+    FEATURE_QUALITIES,
+    BattleScan,
+    FeatureColumn,
+    FeatureSpec,
+)
+
+META_COLUMN = "conv_metadata"
 
 STYLE_FEATURES: tuple[str, ...] = ("tokens", "headers", "bold", "lists")
 "The four style features, in the order of the feature columns."
@@ -46,18 +61,16 @@ META_KEYS: Mapping[str, tuple[str, str]] = {
 }
 "Feature -> the ``conv_metadata`` keys of side A and side B."
 
-# Codes a reader writes in place of a raw count (any value >= 0 is a usable count).
-MISSING = np.nan
-NEGATIVE = -1.0
-NON_NUMERIC = -2.0
-NO_METADATA = -3.0
-
 STYLE_ROW_KINDS: tuple[str, ...] = ("ok", "no_metadata", "incomplete_metadata", "negative_count", "non_numeric_count")
 "Kinds of a battle for the styled fit (index = status code; a higher code wins within a row)."
 UNUSABLE_KINDS = ("no_metadata", "incomplete_metadata")
 "Rows without usable metadata: counted and left out of the styled fit."
 MALFORMED_KINDS = ("negative_count", "non_numeric_count")
 "Malformed metadata: counted, and the first one's file and line reported."
+
+_KIND_OF_QUALITY = np.zeros(len(FEATURE_QUALITIES), dtype=np.int8)
+_KIND_OF_QUALITY[[FEATURE_OK, FEATURE_NO_OBJECT, FEATURE_MISSING, FEATURE_NEGATIVE, FEATURE_NON_NUMERIC]] = range(5)
+"The scan's quality code of one count -> the battle kind it makes (index into STYLE_ROW_KINDS)."
 
 
 def parse_style_features(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -75,35 +88,20 @@ def parse_style_features(value: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(f for f in STYLE_FEATURES if f in names)
 
 
-def _status_of(raw: np.ndarray) -> np.ndarray:
-    """Status code per value of a raw-count array (0 usable; see ``STYLE_ROW_KINDS``)."""
-    code = np.zeros(raw.shape, dtype=np.int8)
-    code[np.isnan(raw)] = 2
-    code[raw == NEGATIVE] = 3
-    code[raw == NON_NUMERIC] = 4
-    code[raw == NO_METADATA] = 1
-    return code
+def style_feature_specs(features: Sequence[str]) -> list[FeatureSpec]:
+    """The scan's feature columns for these style features: ``{feature}_a`` and ``{feature}_b``."""
+    return [FeatureSpec(f"{f}_{side}", (META_COLUMN, key))
+            for f in features for side, key in zip("ab", META_KEYS[f], strict=True)]
 
 
-def compute_style_features(raw_a: np.ndarray, raw_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Raw features and each battle's status code.
-
-    ``raw_a``/``raw_b``: shape (n, k) float, the two sides' counts per feature column, or
-    the reader's codes (see the module docstring). Returns ``(f, status)``: ``f`` shape
-    (n, k) float64, ``(x_a - x_b) / (x_a + x_b)`` (denominator 0 -> 1), 0 where the battle is
-    not usable; ``status`` int8 shape (n,), the worst code of the row (0 = usable).
-    """
-    raw_a = np.asarray(raw_a, dtype=np.float64)
-    raw_b = np.asarray(raw_b, dtype=np.float64)
-    if raw_a.shape != raw_b.shape or raw_a.ndim != 2:
-        raise ValueError("raw_a and raw_b must both have shape (n, k)")
-    status = np.maximum(_status_of(raw_a), _status_of(raw_b)).max(axis=1, initial=0).astype(np.int8)
-    good = status == 0
-    xa = np.where(good[:, None], raw_a, 0.0)
-    xb = np.where(good[:, None], raw_b, 0.0)
-    den = xa + xb
+def relative_differences(x_a: np.ndarray, x_b: np.ndarray) -> np.ndarray:
+    """``(x_a - x_b) / (x_a + x_b)`` elementwise (a zero denominator replaced by 1), float64."""
+    x_a = np.asarray(x_a, dtype=np.float64)
+    x_b = np.asarray(x_b, dtype=np.float64)
+    den = x_a + x_b
     den[den == 0] = 1.0
-    return (xa - xb) / den, status
+    out: np.ndarray = (x_a - x_b) / den
+    return out
 
 
 def standardise(features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,19 +141,78 @@ def count_status(status: np.ndarray) -> dict[str, int]:
     return {k: int(c) for k, c in zip(STYLE_ROW_KINDS, counts, strict=True)}
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class StyleColumns:
+    """Style features of a ``Battles`` object's battles (same order), shape (n,) unless stated."""
+
+    features: tuple[str, ...]
+    raw: np.ndarray  # (n, k) float64: (x_a - x_b) / (x_a + x_b), 0 where the battle is not usable
+    status: np.ndarray  # int8 codes of STYLE_ROW_KINDS (0 = usable)
+    report: StyleReport
+
+    @property
+    def usable(self) -> np.ndarray:
+        ok: np.ndarray = self.status == 0
+        return ok
+
+    def take(self, rows: np.ndarray) -> StyleColumns:
+        """The columns of the battles at ``rows`` (``Battles.take``), recounted; the first
+        malformed battle named stays the file's while any malformed battle is left."""
+        status = self.status[rows]
+        rows_by_kind = count_status(status)
+        first = self.report.first_malformed if any(rows_by_kind[k] for k in MALFORMED_KINDS) else None
+        return StyleColumns(self.features, self.raw[rows], status, StyleReport(self.features, rows_by_kind, first))
+
+
+def style_columns_from(columns: Mapping[str, FeatureColumn], features: Sequence[str], source: str,
+                       locate: Callable[[int], str] | None = None) -> StyleColumns:
+    """Style columns from the scan's feature columns (``style_feature_specs``).
+
+    ``locate``: a callable turning the 1-based record of the first malformed battle into
+    ``line N`` / ``row N`` (``BattleScan.locate``); without it the record is named.
+    """
+    features = tuple(features)
+    first = columns[f"{features[0]}_a"]
+    n = first.values.shape[0]
+    raw = np.zeros((n, len(features)))
+    status = np.zeros(n, dtype=np.int8)
+    record: int | None = None
+    for j, feature in enumerate(features):
+        a, b = columns[f"{feature}_a"], columns[f"{feature}_b"]
+        np.maximum(status, np.maximum(_KIND_OF_QUALITY[a.quality], _KIND_OF_QUALITY[b.quality]), out=status)
+        raw[:, j] = relative_differences(a.values, b.values)
+        for col in (a, b):
+            if col.first_malformed is not None and (record is None or col.first_malformed < record):
+                record = col.first_malformed
+    raw[status != 0] = 0.0
+    where: str | None = None
+    if record is not None:
+        k = int(np.flatnonzero(status >= STYLE_ROW_KINDS.index(MALFORMED_KINDS[0]))[0])
+        place = locate(record) if locate is not None else f"record {record}"
+        where = f"{source}: {place} ({STYLE_ROW_KINDS[status[k]].replace('_', ' ')})"
+    return StyleColumns(features, raw, status, StyleReport(features, count_status(status), where))
+
+
+def style_columns(scan: BattleScan, features: Sequence[str]) -> StyleColumns:
+    """Style columns of the kept battles of a scan opened with ``style_feature_specs(features)``,
+    aligned with ``scan.battles()``."""
+    return style_columns_from(scan.features(), features, scan.source_name, scan.locate)
+
+
 __all__ = [
     "MALFORMED_KINDS",
+    "META_COLUMN",
     "META_KEYS",
-    "MISSING",
-    "NEGATIVE",
-    "NON_NUMERIC",
-    "NO_METADATA",
     "STYLE_FEATURES",
     "STYLE_ROW_KINDS",
     "UNUSABLE_KINDS",
+    "StyleColumns",
     "StyleReport",
-    "compute_style_features",
     "count_status",
     "parse_style_features",
+    "relative_differences",
     "standardise",
+    "style_columns",
+    "style_columns_from",
+    "style_feature_specs",
 ]

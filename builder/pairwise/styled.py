@@ -60,10 +60,9 @@ from builder.pairwise.bt import (
     describe_unrated,
     solve_group,
 )
+from builder.pairwise.sandwich import HESSIAN_REG, MIN_PAIR
 
 REG = 1.0
-HESSIAN_REG = 1e-5
-MIN_PAIR = 50
 
 _STEP_TOL = 1e-11  # natural-log-odds units
 _ROUND_TOL = 1e-8

@@ -51,6 +51,8 @@ BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
 
 SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema_version, date, created_at, method_id", "identity of the snapshot (UTC)"),
+    ("method", "dated method rules it was scored under: single_source_rule (true; absent = from before "
+               "single-evaluator models left the ranking)"),
     ("demo, stale, as_of, previous_date", "built from demo data; Arena failed; newest credited source date; "
      "the earlier snapshot the movement compares with"),
     ("site, sources", "the site; every stored source with status, licence, attribution, publication and fetch times"),
@@ -118,11 +120,8 @@ def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str
     return dump_json(doc)
 
 
-def dump_json(doc: Any, *, compact: bool = False) -> str:
-    """Deterministic JSON: sorted keys, UTF-8 text, trailing newline; one-space indent unless
-    ``compact`` (snapshots: the C encoder only runs without indent, and they are large)."""
-    if compact:
-        return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
+def dump_json(doc: Any) -> str:
+    """Deterministic JSON of a board download: sorted keys, UTF-8 text, one-space indent, newline."""
     return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 

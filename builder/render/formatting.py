@@ -7,8 +7,10 @@ numbers sort as numbers and a column sorted by score orders by the unrounded R.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Any
+
+from builder.util.io import as_utc
 
 
 def num_key(x: Any) -> str:
@@ -112,8 +114,7 @@ def fmt_utc(ts: Any) -> str:
         t = datetime.fromisoformat(str(ts))
     except ValueError:
         return str(ts)
-    t = t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
-    return t.strftime("%Y-%m-%d %H:%M UTC")
+    return as_utc(t).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def fmt_date(d: Any) -> str:

@@ -1,4 +1,4 @@
-"""Explain one model's score from a saved snapshot, with the arithmetic of seed 004's example.
+"""Explain one model's score from a saved snapshot, step by step (calibration, family means, R).
 
 Nothing is refitted: the calibration parameters, calibrated values, family means and R are
 read from the snapshot, and the formulas are printed with those numbers::

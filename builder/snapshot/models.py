@@ -507,6 +507,22 @@ class ArenaStyle(SnapshotModel):
     coefficients: tuple[ArenaStyleCoefficient, ...] = Field(description="One per feature, in feature order.")
     models: tuple[ArenaStyleModel, ...] = Field(description="Rated spellings by component, then styled rank.")
     unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite styled rating.")
+class ArenaChange(SnapshotModel):
+    """Rating-change statistics of one spelling over the saved history slices."""
+
+    model: str = Field(description="Spelling.")
+    slices: int = Field(ge=1, description="History slices in which the spelling has a finite rating.")
+    first_date: IsoDate = Field(description="Date of its first rated slice.")
+    last_date: IsoDate = Field(description="Date of its last rated slice.")
+    initial: float = Field(description="Rating in the first rated slice, Arena scale.")
+    final: float = Field(description="Rating in the last rated slice.")
+    change: float = Field(description="final - initial.")
+    highest: float = Field(description="Highest rating over the slices.")
+    lowest: float = Field(description="Lowest rating over the slices.")
+    volatility: float | None = Field(
+        description="Sample standard deviation of the changes between successive rated slices; null with fewer "
+        "than two changes."
+    )
 
 
 class Arena(SnapshotModel):
@@ -526,6 +542,9 @@ class Arena(SnapshotModel):
     style: ArenaStyle | None = Field(
         default=None, description="The style-controlled view (null when no battle carries usable conv_metadata).")
     default_view: Literal["plain", "style"] = Field(default="plain", description="The view the Arena page opens with.")
+    changes: tuple[ArenaChange, ...] = Field(
+        default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
+    )
 
 
 # --------------------------------------------------------------------------- evals
@@ -754,6 +773,15 @@ class Backfill(SnapshotModel):
 # --------------------------------------------------------------------------- the snapshot
 
 
+class SnapshotMethod(SnapshotModel):
+    """Dated rules of the method this snapshot was scored under."""
+
+    single_source_rule: bool = Field(
+        description="True: models with one contributing independent evaluator were moved to the New strip and "
+        "off the picks when scored. A snapshot without this record predates that rule."
+    )
+
+
 class Snapshot(SnapshotModel):
     """One dated snapshot: everything the site shows for that day."""
 
@@ -761,6 +789,9 @@ class Snapshot(SnapshotModel):
     date: IsoDate = Field(description="The UTC day the snapshot belongs to (its file name).")
     created_at: IsoDateTime = Field(description="Build time.")
     method_id: str = Field(description="Scoring method id: version plus a hash of the scoring configuration.")
+    method: SnapshotMethod | None = Field(
+        default=None, description="Dated method rules it was scored under; null: from before the single-source rule."
+    )
     demo: bool = Field(description="Built from the bundled demo data.")
     as_of: IsoDate | None = Field(description="Newest publication date among the credited sources.")
     stale: bool = Field(description="The Arena source failed at the last refresh.")

@@ -14,16 +14,17 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from builder.config import load_config
-from builder.render.site import render_site
-from fixtures.make_snapshot import make_typed
+from fixtures.make_snapshot import make_typed  # noqa: E402
+
+from builder.config import load_config  # noqa: E402
+from builder.render.site import render_site  # noqa: E402
 
 LIMIT = 12.0
 
@@ -39,7 +40,7 @@ def bench(n: int, repeat: int) -> tuple[float, int, int]:
         out = Path(tempfile.mkdtemp(prefix=f"bench-{n}-"))
         try:
             t0 = time.perf_counter()
-            render_site(snap, [previous], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=timezone.utc),
+            render_site(snap, [previous], cfg, ROOT, out, now=datetime(2026, 11, 30, 12, tzinfo=UTC),
                         base_url="https://user.github.io/modelboards/")
             best = min(best, time.perf_counter() - t0)
             pages = sum(1 for _ in out.rglob("*.html"))

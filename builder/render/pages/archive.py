@@ -27,8 +27,8 @@ def snapshot_download(snap: Snap) -> str:
 
 def render_archive(w: SiteWriter) -> None:
     snap = w.snap
-    if snap:
-        w.file(f"data/snapshots/{snap.date}.json", snapshot_download(snap))
+    if w.saved:  # the snapshot as saved, not as the pages show it
+        w.file(f"data/snapshots/{w.saved.date}.json", snapshot_download(w.saved))
     for old in w.history:
         _render_archived_downloads(w, old)
     snapshots = all_snapshots(w)

@@ -22,7 +22,7 @@ Downloads written into the site, per suite (``<id>`` is the suite id, or a safe 
     data/evals/<id>.csv            EVAL_CSV_COLUMNS + one ``category_<name>`` column per category;
                                    one row per model and metric (the shown metric first)
     data/evals/<id>-pairwise.csv   metric, model_a, model_b, diff, ci_lo, ci_hi, n_tasks, significant
-    data/evals/<id>.md             seed 003's markdown table of the shown metric, as in the snapshot
+    data/evals/<id>.md             the aggregator's markdown table of the shown metric, as in the snapshot
 """
 
 from __future__ import annotations
