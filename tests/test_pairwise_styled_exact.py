@@ -5,16 +5,20 @@ coefficients of the plain and the style-controlled fit, with and without reweigh
 a missing package is a failure, never a skip. Its L-BFGS runs with tolerances tight enough
 to converge (ftol 0, gtol 1e-12); with its defaults it can stop short of the maximum.
 Tolerances (issue 16): ratings and bounds within 0.01 rating points, beta within 1e-4.
+
+arena-rank runs in a spawned child process (``_reference_*``): jax starts threads, and a
+test process that later forks (the bootstrap's workers) must not have them.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
-from arena_rank.models.bradley_terry import BradleyTerry
-from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
-from arena_rank.utils.data_utils import ContextualPairDataset, PairDataset
 
 from builder.pairwise.bt import count_pairs, fit_bt
 from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
@@ -55,8 +59,51 @@ def by_name(models, values, competitors) -> np.ndarray:
     return np.asarray(values)[[pos[c] for c in competitors]]
 
 
+@pytest.fixture(scope="module")
+def arena_rank():
+    """Run a ``_reference_*`` function in one spawned child process (jax stays out of this one)."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+        yield lambda fn, *args: pool.submit(fn, *args).result()
+
+
+def _reference_styled(df: pd.DataFrame, cols: list[str], reweight: bool) -> dict[str, Any]:
+    """arena-rank's ContextualBradleyTerry on ``df``: ratings, bounds, coefficients, the dataset's
+    weights, and the half-widths of beta's interval from its own sandwich matrices."""
+    from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
+    from arena_rank.utils.data_utils import ContextualPairDataset
+
+    ref_ds = ContextualPairDataset.from_pandas(df, cols, reweighted=reweight)
+    ref = ContextualBradleyTerry(n_competitors=len(ref_ds.competitors), n_features=len(cols), max_iter=20_000,
+                                 ftol=0.0, gtol=1e-12)
+    res = ref.compute_ratings_and_cis(ref_ds)
+    comp = list(res["competitors"])
+    # beta's interval: arena-rank reports none, so take the beta block of its own sandwich
+    # matrices (its compute_hessian_and_covariance at its fit) the way it takes the ratings'.
+    n_obs = ref_ds.pairs.shape[0]
+    hess, gcov = ContextualBradleyTerry.compute_hessian_and_covariance(
+        ref.params["ratings"], ref.params["coeffs"], ref_ds.pairs, ref_ds.features, ref_ds.outcomes,
+        ref_ds.weights, ref.reg, ref.hessian_reg, len(comp), len(cols), n_obs)
+    hinv = np.linalg.inv(np.asarray(hess))
+    var = np.diag(hinv @ np.asarray(gcov) @ hinv) / n_obs
+    return {"competitors": comp, "ratings": np.asarray(res["ratings"]), "lower": np.asarray(res["rating_lower"]),
+            "upper": np.asarray(res["rating_upper"]), "coeffs": np.asarray(res["coeffs"]),
+            "weights": np.asarray(ref_ds.weights), "beta_half": 1.959963984540054 * np.sqrt(var[len(comp):])}
+
+
+def _reference_plain(df: pd.DataFrame, reweight: bool) -> dict[str, Any]:
+    """arena-rank's BradleyTerry on ``df``: ratings and sandwich bounds."""
+    from arena_rank.models.bradley_terry import BradleyTerry
+    from arena_rank.utils.data_utils import PairDataset
+
+    ref_ds = PairDataset.from_pandas(df, reweighted=reweight)
+    ref = BradleyTerry(n_competitors=len(ref_ds.competitors), max_iter=20_000, ftol=0.0, gtol=1e-12)
+    res = ref.compute_ratings_and_cis(ref_ds)
+    return {"competitors": list(res["competitors"]), "ratings": np.asarray(res["ratings"]),
+            "lower": np.asarray(res["rating_lower"]), "upper": np.asarray(res["rating_upper"])}
+
+
 @pytest.mark.parametrize("reweight", [False, True], ids=["unweighted", "reweighted"])
-def test_styled_fit_and_sandwich_equal_arena_rank(reweight):
+def test_styled_fit_and_sandwich_equal_arena_rank(reweight, arena_rank):
     names, a, b, out, raw = synthetic(1)
     ds = build_style_dataset(tuple(names), a, b, out, raw, STYLE_FEATURES, reweight=reweight)
     fit = fit_styled_bt(ds)
@@ -67,34 +114,21 @@ def test_styled_fit_and_sandwich_equal_arena_rank(reweight):
     cols = [f"f_{f}" for f in STYLE_FEATURES]
     for j, c in enumerate(cols):
         df[c] = raw[:, j]
-    ref_ds = ContextualPairDataset.from_pandas(df, cols, reweighted=reweight)
-    ref = ContextualBradleyTerry(n_competitors=len(ref_ds.competitors), n_features=4, max_iter=20_000,
-                                 ftol=0.0, gtol=1e-12)
-    res = ref.compute_ratings_and_cis(ref_ds)
+    res = arena_rank(_reference_styled, df, cols, reweight)
     comp = res["competitors"]
 
-    np.testing.assert_allclose(by_name(names, fit.ratings, comp), np.asarray(res["ratings"]), atol=RATING_TOL, rtol=0)
-    np.testing.assert_allclose(by_name(names, sw.lower, comp), np.asarray(res["rating_lower"]), atol=RATING_TOL, rtol=0)
-    np.testing.assert_allclose(by_name(names, sw.upper, comp), np.asarray(res["rating_upper"]), atol=RATING_TOL, rtol=0)
-    np.testing.assert_allclose(fit.beta, np.asarray(res["coeffs"]), atol=BETA_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(names, fit.ratings, comp), res["ratings"], atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(names, sw.lower, comp), res["lower"], atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(names, sw.upper, comp), res["upper"], atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(fit.beta, res["coeffs"], atol=BETA_TOL, rtol=0)
     # The weights and standardisation are the dataset class's own.
-    np.testing.assert_allclose(ds.weights, np.asarray(ref_ds.weights), rtol=1e-12)
-
-    # beta's interval: arena-rank reports none, so take the beta block of its own sandwich
-    # matrices (its compute_hessian_and_covariance at its fit) the way it takes the ratings'.
-    n_obs = ref_ds.pairs.shape[0]
-    hess, gcov = ContextualBradleyTerry.compute_hessian_and_covariance(
-        ref.params["ratings"], ref.params["coeffs"], ref_ds.pairs, ref_ds.features, ref_ds.outcomes,
-        ref_ds.weights, ref.reg, ref.hessian_reg, len(comp), 4, n_obs)
-    hinv = np.linalg.inv(np.asarray(hess))
-    var = np.diag(hinv @ np.asarray(gcov) @ hinv) / n_obs
-    half = 1.959963984540054 * np.sqrt(var[len(comp):])
-    np.testing.assert_allclose(sw.beta_lower, np.asarray(res["coeffs"]) - half, atol=BETA_TOL, rtol=0)
-    np.testing.assert_allclose(sw.beta_upper, np.asarray(res["coeffs"]) + half, atol=BETA_TOL, rtol=0)
+    np.testing.assert_allclose(ds.weights, res["weights"], rtol=1e-12)
+    np.testing.assert_allclose(sw.beta_lower, res["coeffs"] - res["beta_half"], atol=BETA_TOL, rtol=0)
+    np.testing.assert_allclose(sw.beta_upper, res["coeffs"] + res["beta_half"], atol=BETA_TOL, rtol=0)
 
 
 @pytest.mark.parametrize("reweight", [False, True], ids=["unweighted", "reweighted"])
-def test_plain_fit_and_sandwich_equal_arena_rank(reweight):
+def test_plain_fit_and_sandwich_equal_arena_rank(reweight, arena_rank):
     names, a, b, out, _ = synthetic(2, n_models=12, n=12_000)
     winners = np.array(["model_a", "model_b", "tie", "tie (bothbad)"])[out]
     battles = battles_from_columns(names[a], names[b], winners)
@@ -103,16 +137,11 @@ def test_plain_fit_and_sandwich_equal_arena_rank(reweight):
     fit = fit_bt(weighted_counts(counts, w) if w is not None else counts)
     sw = sandwich_bt(counts, fit, weights=w)
 
-    df = pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winners})
-    ref_ds = PairDataset.from_pandas(df, reweighted=reweight)
-    ref = BradleyTerry(n_competitors=len(ref_ds.competitors), max_iter=20_000, ftol=0.0, gtol=1e-12)
-    res = ref.compute_ratings_and_cis(ref_ds)
+    res = arena_rank(_reference_plain, pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winners}),
+                     reweight)
     comp = res["competitors"]
-    np.testing.assert_allclose(by_name(battles.models, fit.ratings, comp), np.asarray(res["ratings"]),
-                               atol=RATING_TOL, rtol=0)
-    np.testing.assert_allclose(by_name(battles.models, sw.lower, comp), np.asarray(res["rating_lower"]),
-                               atol=RATING_TOL, rtol=0)
-    np.testing.assert_allclose(by_name(battles.models, sw.upper, comp), np.asarray(res["rating_upper"]),
-                               atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(battles.models, fit.ratings, comp), res["ratings"], atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(battles.models, sw.lower, comp), res["lower"], atol=RATING_TOL, rtol=0)
+    np.testing.assert_allclose(by_name(battles.models, sw.upper, comp), res["upper"], atol=RATING_TOL, rtol=0)
     # the unweighted ridge scales with the battles, the weighted one does not
     assert sw.ridge == pytest.approx(1e-5 * (counts.n_battles if not reweight else 1.0))
