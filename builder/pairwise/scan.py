@@ -471,10 +471,6 @@ def _struct_members(kind: str) -> dict[str, str]:
     return members
 
 
-def _struct_fields(kind: str) -> list[str]:
-    return list(_struct_members(kind))
-
-
 def _nested_type(kind: str, keys: Sequence[str]) -> str | None:
     for key in keys:
         if not kind.startswith("STRUCT"):
