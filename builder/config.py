@@ -236,6 +236,9 @@ class FoldingConfig(Strict):
     "Provider prefixes stripped before folding."
 
 
+StyleFeature = Literal["tokens", "headers", "bold", "lists"]
+
+
 class ArenaReaderConfig(Strict):
     """How battles files are read: DuckDB, embedded, one connection per read."""
 
@@ -280,6 +283,16 @@ class ArenaConfig(Strict):
     "Pairs with fewer battles are left out of the win-rate MAE."
     top_heatmap: int = 20
     "Models shown in the predicted win-rate heatmap."
+    default_view: Literal["plain", "style"] = "plain"
+    "The Arena page's default view: plain Bradley-Terry, or style-controlled (when the battles carry conv_metadata)."
+    style_control: bool = True
+    "Also fit the style-controlled ratings when the battles carry conv_metadata (JSON, JSON Lines or Parquet)."
+    style_features: tuple[StyleFeature, ...] = Field(default=("tokens", "headers", "bold", "lists"), min_length=1)
+    "Style features of the style-controlled fit."
+    style_ci: Literal["sandwich", "bootstrap"] = "sandwich"
+    "Intervals of the style-controlled fit: the sandwich estimator, or ``bootstrap`` rounds (seeded by ``seed``)."
+    reweight: bool = False
+    "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
 

@@ -9,8 +9,12 @@ entry with today's code and requires the same values: per-battle arrays (as SHA-
 bytes), model tables, bad-row and filter reports, and whole ``arena`` snapshot sections,
 ``arena fit`` tables and ``arena history`` slices, bootstrap intervals included.
 
-The files read are the bundled demo battles and the real GenAI-Arena dump, each as it is and
+The files read are the demo battles and the real GenAI-Arena dump, each as it is and
 re-written in the other formats (JSON array, JSON Lines, CSV, Parquet) by ``write_variants``.
+The demo battles are the ones the fixture was recorded on: the bundled file as it was before
+it carried ``conv_metadata``, drawn again by ``arena simulate`` with its documented options
+minus the style ones (``PRE_STYLE_DEMO``; the simulator without ``--style-effect`` draws
+the same battles byte for byte).
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO = ROOT / "builder" / "data" / "demo" / "battles" / "clean_battle_demo.jsonl"
+PRE_STYLE_DEMO = ["--models-from", str(ROOT / "builder" / "data" / "demo" / "arena" / "leaderboard-text.json"),
+                  "--n", "30000", "--seed", "7", "--start", "2026-05-01", "--end", "2026-11-25", "--debut-spread",
+                  "0.6", "--anony-share", "0.85"]
 GENAI = ROOT.parent / "shared" / "data" / "arena" / "genai-arena" / "clean_battle_20240220.json"
 FIXTURE = ROOT / "tests" / "fixtures" / "arena_reader_baseline.json"
 
@@ -52,9 +58,17 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
 def write_variants(folder: Path) -> dict[str, Path]:
     """The demo and GenAI-Arena battles in every format, name -> path."""
+    from click.testing import CliRunner
+
+    from builder.cli.arena import arena
+
     folder.mkdir(parents=True, exist_ok=True)
-    out: dict[str, Path] = {"demo.jsonl": DEMO, "genai.json": GENAI}
-    for stem, src in (("demo", DEMO), ("genai", GENAI)):
+    demo = folder / "pre-style" / "clean_battle_demo.jsonl"  # the bundled file's name, as recorded
+    demo.parent.mkdir(exist_ok=True)
+    res = CliRunner().invoke(arena, ["simulate", *PRE_STYLE_DEMO, "--output", str(demo)])
+    assert res.exit_code == 0, res.output
+    out: dict[str, Path] = {"demo.jsonl": demo, "genai.json": GENAI}
+    for stem, src in (("demo", demo), ("genai", GENAI)):
         rows = _rows(src)
         if src.suffix != ".json":
             p = folder / f"{stem}.json"

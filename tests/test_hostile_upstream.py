@@ -50,6 +50,7 @@ GOOD_AT = "2026-11-30T06:45:00+00:00"
 FAULT_AT = "2026-11-30T12:45:00+00:00"
 PEAK_MB = 600
 MAX_BYTES = 4_000_000
+BATTLES_MAX_BYTES = 16_000_000  # the battles dump's cap: the bundled demo battles carry conv_metadata (10.4 MB)
 TIMEOUT, DEADLINE = 0.6, 2.0
 
 # source name -> (kind, payload file name, the file's good bytes); livebench and
@@ -206,7 +207,8 @@ class Upstream:
         if fault == "empty":
             return self._send(h, _empty(source, path))
         if fault == "oversize":
-            return self._send(h, body + b" " * (MAX_BYTES * 5 + 1))
+            cap = BATTLES_MAX_BYTES if source == "arena-battles" else MAX_BYTES
+            return self._send(h, body + b" " * (cap * 5 + 1))
         if fault == "redirect-off-host":
             return self._send(h, b"", 302, {"Location": f"http://localhost:{self.port}/{case}/{source}/{path}"})
         if fault == "gzip-bomb":
@@ -244,7 +246,7 @@ def _site_yml(base: str, case: str, refused: set[str]) -> dict:
             s["options"]["index_url"] = url("livebench", "index")
         elif s["name"] == "terminal-bench":
             s["url"] = url("terminal-bench", "leaderboard.tar.gz")
-    data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=MAX_BYTES,
+    data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=BATTLES_MAX_BYTES,
                          live_timeout=TIMEOUT, live_deadline=DEADLINE, live_min_battles=100,
                          bootstrap=3, history_bootstrap=0)
     data["evals"] = []

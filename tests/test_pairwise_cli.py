@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl"
 DEMO_ARGS = ["--models-from", str(PACKAGE_DATA / "demo" / "arena" / "leaderboard-text.json"), "--n", "30000",
              "--seed", "7", "--start", "2026-05-01", "--end", "2026-11-25", "--debut-spread", "0.6",
-             "--anony-share", "0.85"]
+             "--anony-share", "0.85", "--style-effect", "tokens=1.2", "--style-effect", "bold=0.4",
+             "--verbose-model", "qwen4-32b=1.2"]
 
 
 def run(*args):
@@ -148,4 +149,4 @@ def test_demo_battles_regenerate_from_the_documented_command(tmp_path):
     assert out.read_bytes() == DEMO.read_bytes(), (
         "builder/data/demo/battles/clean_battle_demo.jsonl is stale: rerun the command in "
         "builder/cli/arena.py's docstring")
-    assert DEMO.stat().st_size < 3_200_000
+    assert DEMO.stat().st_size < 11_000_000  # with conv_metadata (zero dict entries left out)

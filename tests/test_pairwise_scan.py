@@ -22,8 +22,10 @@ from builder.pairwise.battles import OUTCOMES, BattleFilters
 from builder.pairwise.bt import count_pairs
 from builder.pairwise.history import period_counts_of
 from builder.pairwise.scan import (
-    FEATURE_MALFORMED,
     FEATURE_MISSING,
+    FEATURE_NEGATIVE,
+    FEATURE_NO_OBJECT,
+    FEATURE_NON_NUMERIC,
     FEATURE_OK,
     FeatureSpec,
     ReaderSettings,
@@ -113,7 +115,7 @@ def _feature_rows():
         {**base, "conv_metadata": META},
         {**base, "conv_metadata": {**META, "sum_assistant_a_tokens": -5}},  # negative: malformed
         {**base, "conv_metadata": {**META, "header_count_a": {"h1": "two"}}},  # not a number: malformed
-        {**base},  # no metadata: missing
+        {**base},  # no metadata object
         {**base, "model_b": "a", "conv_metadata": META},  # a bad row: not in the output
         {**base, "conv_metadata": {"sum_assistant_a_tokens": 7}},  # the two counts missing
     ]
@@ -135,15 +137,90 @@ def test_feature_columns_per_battle(tmp_path, fmt):
         table = scan.features_arrow()
     tok, head, bold = cols["tokens_a"], cols["headers_a"], cols["bold_a"]
     assert tok.values[0] == 120 and head.values[0] == 3 and bold.values[0] == 4
-    assert tok.quality[1] == FEATURE_MALFORMED and np.isnan(tok.values[1]) and tok.first_malformed == 2
+    assert tok.quality[1] == FEATURE_NEGATIVE and np.isnan(tok.values[1]) and tok.first_malformed == 2
     if fmt != "parquet":
-        assert head.quality[2] == FEATURE_MALFORMED and head.first_malformed == 3
-    assert list(tok.quality[3:]) == [FEATURE_MISSING, FEATURE_OK] and tok.values[4] == 7
-    no_meta = 2 + (fmt == "parquet")  # rows without conv_metadata
+        assert head.quality[2] == FEATURE_NON_NUMERIC and head.first_malformed == 3
+    assert list(tok.quality[3:]) == [FEATURE_NO_OBJECT, FEATURE_OK] and tok.values[4] == 7
+    no_meta = 1 + (fmt == "parquet")  # rows without conv_metadata
     assert head.quality[4] == FEATURE_MISSING
-    assert bold.counts() == {"ok": 5 - no_meta, "missing": no_meta, "malformed": 0}
+    assert bold.counts() == {"ok": 4 - no_meta, "missing": 1, "no_object": no_meta, "negative": 0,
+                             "non_numeric": 0}
     assert table.column_names == ["tokens_a", "headers_a", "bold_a"] and table.num_rows == 5
-    assert table["tokens_a"].null_count == no_meta  # one malformed, the rest without conv_metadata
+    assert table["tokens_a"].null_count == 1 + no_meta  # one malformed, the rest without conv_metadata
+
+
+def _count_rows():
+    base = {"model_a": "a", "model_b": "b", "winner": "model_a"}
+    return [
+        {**base, "model_b": "a", "conv_metadata": {"h": {"x": -1}}},  # a bad row: never the first malformed
+        {**base, "conv_metadata": {"h": {"x": 1, "y": None}}},  # a null inside a dict counts nothing
+        {**base, "conv_metadata": {"h": {}}},  # an empty dict counts 0
+        {**base, "conv_metadata": {"h": {"x": -1, "y": "2"}}},  # non-numeric beats negative
+        {**base, "conv_metadata": {"h": {"x": -1, "y": 2}}},  # negative
+        {**base, "conv_metadata": {"h": True}},  # a boolean is not a count
+        {**base, "conv_metadata": {"h": "3"}},  # nor is text that looks like one
+        {**base, "conv_metadata": {"h": [1, 2]}},  # nor a list
+        {**base, "conv_metadata": "none"},  # not an object: no object
+        {**base, "conv_metadata": None},  # null: no object
+        {**base, "conv_metadata": {"h": None}},  # null: missing
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "jsonl.gz"])
+def test_feature_counts_by_kind_and_the_first_malformed_line(tmp_path, fmt):
+    import gzip
+
+    rows = _count_rows()
+    p = tmp_path / f"c.{fmt}"
+    if fmt == "json":  # pretty-printed: records span several lines
+        text = "[\n" + ",\n".join(json.dumps(r, indent=2) for r in rows) + "\n]\n"
+        first_line = 2 + sum(json.dumps(r, indent=2).count("\n") + 1 for r in rows[:3])
+    else:  # blank lines are not records
+        text = "".join(json.dumps(r) + "\n" + ("\n" if k == 1 else "") for k, r in enumerate(rows))
+        first_line = 5
+    p.write_bytes(gzip.compress(text.encode()) if fmt.endswith(".gz") else text.encode())
+    with scan_battles(p, features=[FeatureSpec("h", ("conv_metadata", "h"))]) as scan:
+        col = scan.features()["h"]
+        assert len(scan.battles()) == len(rows) - 1
+        assert col.first_malformed == 4 and scan.locate(col.first_malformed) == f"line {first_line}"
+    assert col.values[:2].tolist() == [1.0, 0.0] and np.isnan(col.values[2:]).all()
+    assert col.quality.tolist() == [FEATURE_OK, FEATURE_OK, FEATURE_NON_NUMERIC, FEATURE_NEGATIVE,
+                                    FEATURE_NON_NUMERIC, FEATURE_NON_NUMERIC, FEATURE_NON_NUMERIC,
+                                    FEATURE_NO_OBJECT, FEATURE_NO_OBJECT, FEATURE_MISSING]
+
+
+def test_typed_feature_counts_in_parquet(tmp_path):
+    base = {"model_a": ["a"] * 6, "model_b": ["b"] * 6, "winner": ["tie"] * 6}
+    meta = pa.StructArray.from_arrays([
+        pa.array([{"x": 1, "y": None}, {"x": 2, "y": 3}, None, {"x": -1, "y": 0}, {"x": 1, "y": 1}, {"x": 0, "y": 0}]),
+        pa.array([[("h1", 2), ("h2", 3)], [], [("h1", -1)], None, [("h1", 1)], [("h1", 0)]],
+                 type=pa.map_(pa.string(), pa.int64())),
+        pa.array(["12", None, "1", None, None, None]),
+        pa.array([1.5, float("nan"), 2.0, 1.0, -0.5, 0.0]),
+    ], names=["dict", "map", "text", "float"], mask=pa.array([False, False, True, False, False, False]))
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table({**base, "conv_metadata": meta}), p)
+    specs = [FeatureSpec(n, ("conv_metadata", n)) for n in ("dict", "map", "text", "float", "absent")]
+    with scan_battles(p, features=specs) as scan:
+        cols = scan.features()
+        assert scan.locate(4) == "row 4"
+    q = {k: c.quality.tolist() for k, c in cols.items()}
+    assert cols["dict"].values[:2].tolist() == [1.0, 5.0] and cols["map"].values[:2].tolist() == [5.0, 0.0]
+    assert q["dict"] == [FEATURE_OK, FEATURE_OK, FEATURE_NO_OBJECT, FEATURE_NEGATIVE, FEATURE_OK, FEATURE_OK]
+    assert q["map"] == [FEATURE_OK, FEATURE_OK, FEATURE_NO_OBJECT, FEATURE_MISSING, FEATURE_OK, FEATURE_OK]
+    assert q["text"] == [FEATURE_NON_NUMERIC, FEATURE_MISSING, FEATURE_NO_OBJECT] + [FEATURE_MISSING] * 3
+    assert q["float"] == [FEATURE_OK, FEATURE_NON_NUMERIC, FEATURE_NO_OBJECT, FEATURE_OK, FEATURE_NEGATIVE, FEATURE_OK]
+    assert q["absent"] == [FEATURE_MISSING, FEATURE_MISSING, FEATURE_NO_OBJECT] + [FEATURE_MISSING] * 3
+    assert cols["dict"].first_malformed == 4 and cols["float"].first_malformed == 2
+    # conv_metadata written as JSON text in a Parquet column is read as JSON
+    text = pa.array([json.dumps({"dict": {"x": 4, "y": 1}}), "not json", None, json.dumps({"dict": -2}), "{}", "[]"])
+    p2 = tmp_path / "j.parquet"
+    pq.write_table(pa.table({**base, "conv_metadata": text}), p2)
+    with scan_battles(p2, features=specs[:1]) as scan:
+        col = scan.features()["dict"]
+    assert col.values[0] == 5.0
+    assert col.quality.tolist() == [FEATURE_OK, FEATURE_NO_OBJECT, FEATURE_NO_OBJECT, FEATURE_NEGATIVE,
+                                    FEATURE_MISSING, FEATURE_NO_OBJECT]
 
 
 def test_csv_has_no_features(tmp_path):

@@ -9,7 +9,12 @@ The bundled demo battles are made with::
 
     modelboards arena simulate --models-from builder/data/demo/arena/leaderboard-text.json \\
         --n 30000 --seed 7 --start 2026-05-01 --end 2026-11-25 --debut-spread 0.6 \\
-        --anony-share 0.85 --output builder/data/demo/battles/clean_battle_demo.jsonl
+        --anony-share 0.85 --style-effect tokens=1.2 --style-effect bold=0.4 \\
+        --verbose-model qwen4-32b=1.2 --output builder/data/demo/battles/clean_battle_demo.jsonl
+
+Their true style effect: logit P(A wins) gains 1.2 (f_tokens) + 0.4 (f_bold), f the raw
+feature (x_A - x_B) / (x_A + x_B); ``qwen4-32b`` writes answers about e^1.2 = 3.3 times as
+long as a typical model, so it wins more than its skill says (see ``builder.pairwise.simulate``).
 """
 
 from __future__ import annotations
@@ -68,6 +73,20 @@ def _parse_anchor(value: str | None) -> tuple[str, float] | None:
         raise UserError(f"--anchor {value!r}: expected MODEL=RATING, e.g. gpt-6=1400") from None
 
 
+def _pairs(option: str, values: Iterable[str]) -> dict[str, float]:
+    """NAME=NUMBER values of a repeatable option."""
+    out: dict[str, float] = {}
+    for v in values:
+        name, sep, num = v.rpartition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name] = float(num)
+        except ValueError:
+            raise UserError(f"{option} {v!r}: expected NAME=NUMBER") from None
+    return out
+
+
 def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None):
     from builder.pairwise.battles import BattleFilters
 
@@ -112,13 +131,19 @@ def _board_options(top_n_default: int | None = 20):
     return deco
 
 
-def _apply_sample(battles, n: int | None, seed: int):
-    from builder.pairwise.sampling import sample_battles
+def _sample_rows(total: int, n: int | None, seed: int):
+    """The rows ``--sample`` keeps (None: all), with its note on stderr."""
+    from builder.pairwise.sampling import sample_rows
 
-    battles, note = sample_battles(battles, n, seed)
+    rows, note = sample_rows(total, n, seed)
     if note is not None:
         click.echo(note.line(), err=True)
-    return battles
+    return rows
+
+
+def _apply_sample(battles, n: int | None, seed: int):
+    rows = _sample_rows(len(battles), n, seed)
+    return battles if rows is None else battles.take(rows)
 
 
 def _board_from_rows(rows: list[dict[str, Any]], source: str):
@@ -186,6 +211,22 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
     return _apply_sample(battles, sample, seed)
 
 
+def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], sample: int | None, seed: int):
+    """Battles and their style columns (``conv_metadata`` counts) from one scan of the file."""
+    from builder.pairwise.scan import format_of, scan_battles
+    from builder.pairwise.style import style_columns, style_feature_specs
+
+    if format_of(Path(input_path))[0] == "csv":
+        raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
+                        "JSON, JSON Lines or Parquet")
+    with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
+        click.echo(_report_line(scan.report, scan.models), err=True)
+        battles = scan.battles()
+        styles = style_columns(scan, features)
+    rows = _sample_rows(len(battles), sample, seed)
+    return (battles, styles) if rows is None else (battles.take(rows), styles.take(rows))
+
+
 @arena.command()
 @click.option("--models-from", type=click.Path(dir_okay=False), default=None,
               help="LMArena leaderboard JSON whose ratings are the latent skills.")
@@ -205,20 +246,32 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 @_init_option
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file (.jsonl or .json).")
 @click.option("--truth-output", type=click.Path(dir_okay=False), default=None, help="Also write {model: skill} JSON.")
+@click.option("--style-effect", multiple=True, metavar="FEATURE=BETA",
+              help="Write conv_metadata with this true style effect (log-odds per unit of the raw feature); "
+                   "repeatable.")
+@click.option("--verbose-model", multiple=True, metavar="MODEL=V",
+              help="With --style-effect: this model's verbosity (log tokens; others ~ N(0, 0.2^2)); repeatable.")
 def simulate(models_from, category, models_opt, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
-             anony_share, init_rating, output, truth_output) -> None:
-    """Simulate battles from known latent skills (clean_battle schema); prints the true skills."""
+             anony_share, init_rating, output, truth_output, style_effect, verbose_model) -> None:
+    """Simulate battles from known latent skills (clean_battle schema, with conv_metadata
+    when --style-effect is given); prints the true skills."""
     from builder.pairwise.demo import describe_skills, parse_models_option, skills_for
-    from builder.pairwise.simulate import simulate_battles, skills_from_leaderboard
+    from builder.pairwise.simulate import StyleSpec, simulate_battles, skills_from_leaderboard
 
     models = parse_models_option(models_opt)
     if models_from is not None and models is not None:
         raise UserError("simulate: give at most one of --models-from FILE and --models N|a,b,c")
+    if verbose_model and not style_effect:
+        raise UserError("simulate: --verbose-model needs --style-effect")
     skills = (skills_from_leaderboard(models_from, category) if models_from
               else skills_for(models, centre=init_rating, seed=seed))
+    style = None
+    if style_effect:
+        style = StyleSpec(effect=_pairs("--style-effect", style_effect),
+                          verbose=_pairs("--verbose-model", verbose_model))
     sim = simulate_battles(
         skills, n_battles, seed=seed, tie_prob=tie_prob, zipf_exponent=zipf_exponent, start=start.date(),
-        end=end.date(), debut_spread=debut_spread, anony_share=anony_share,
+        end=end.date(), debut_spread=debut_spread, anony_share=anony_share, style=style,
     )
     out = Path(output)
     suffix = out.suffix.lower()
@@ -235,7 +288,9 @@ def simulate(models_from, category, models_opt, n_battles, seed, tie_prob, zipf_
         raise UserError(f"{out}: output must end in .jsonl or .json")
     write_atomic(out, w)
     if truth_output:
-        truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills, strict=True)}
+        truth: dict[str, Any] = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills, strict=True)}
+        if style is not None:
+            truth = {"skills": truth, "style_effect": dict(style.effect), "verbose": dict(style.verbose)}
         write_atomic(Path(truth_output), lambda f: f.write(json.dumps(truth, indent=1) + "\n"))
     click.echo("true skills (Arena scale) the battles were drawn from:")
     for line in describe_skills(skills):
@@ -258,12 +313,27 @@ def _fit_options(f):
     return f
 
 
-def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers):
+def _style_options(f):
+    f = click.option("--ci", "ci_kind", type=click.Choice(["sandwich", "bootstrap"]), default=None,
+                     help="95% intervals: the sandwich estimator, or --bootstrap rounds "
+                          "(default: bootstrap when --bootstrap is given, else sandwich with --style-control).")(f)
+    f = click.option("--reweight", is_flag=True,
+                     help="LMArena's inverse-frequency weights 1 / max(battles of the pair, 50).")(f)
+    f = click.option("--style-features", default=None,
+                     help="Comma-separated style features (default: tokens,headers,bold,lists).")(f)
+    f = click.option("--style-control", is_flag=True,
+                     help="Style-controlled Bradley-Terry: covariates for answer length and markdown from "
+                          "conv_metadata.")(f)
+    return f
+
+
+def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers, reweight=False,
+                 ci_kind="bootstrap"):
     from builder.pairwise.arena import fit_rating_table
 
     rows, info = fit_rating_table(
         battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
-        workers=workers, init=init_rating,
+        workers=workers, init=init_rating, reweight=reweight, ci=ci_kind,
     )
     if len(info.get("components", ())) > 1:
         sizes = ", ".join(str(len(c)) for c in info["components"])
@@ -279,22 +349,43 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 @click.option("--input", "input_path", type=click.Path(dir_okay=False), required=True,
               help="Battles file: .json, .jsonl, .csv or .parquet.")
 @_fit_options
+@_style_options
 @_sample_option
 @_filter_options
 @_reader_options
 @_board_options(top_n_default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write rows to F.json or F.csv (default: print).")
-def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, sample, anony_only, dedup, language,
-        min_date, max_date, min_turn, memory_limit, temp_dir, threads, top_n, fmt, output) -> None:
+def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
+        reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
+        threads, top_n, fmt, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
-    battles, wins, ties, win_rate. Prints the leaderboard unless --output is given."""
+    battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
+    --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
+    upper, mean, std}], "method": {...}}."""
     from builder.pairwise.arena import TABLE_COLUMNS
     from builder.pairwise.leaderboard import render_leaderboard
 
-    battles = _read_for_fit(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn),
-                            _reader_settings(memory_limit, temp_dir, threads), method, sample, seed)
-    rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
+    if ci_kind == "sandwich" and bootstrap:
+        raise UserError("--ci sandwich and --bootstrap N: choose one kind of interval")
+    if ci_kind is None:
+        ci_kind = "bootstrap" if bootstrap else ("sandwich" if style_control else "bootstrap")
+    if style_features is not None and not style_control:
+        raise UserError("--style-features needs --style-control")
+    if style_control and method != "bt":
+        raise UserError("--style-control fits Bradley-Terry: drop --method elo")
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    settings = _reader_settings(memory_limit, temp_dir, threads)
+    if style_control:
+        from builder.pairwise.style import parse_style_features
+
+        features = parse_style_features(style_features)
+        battles, styles = _read_for_styled(input_path, filters, settings, features, sample, seed)
+        _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n,
+                    fmt, output)
+        return
+    battles = _read_for_fit(input_path, filters, settings, method, sample, seed)
+    rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers, reweight, ci_kind)
     out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in rows]
     if output:
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
@@ -302,6 +393,40 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         return
     board = _board_from_rows(rows, str(input_path))
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
+
+
+def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n, fmt,
+                output) -> None:
+    """``arena fit --style-control``: the styled rows, coefficients and method."""
+    from builder.pairwise.arena import TABLE_COLUMNS
+    from builder.pairwise.arena_style import STYLE_COLUMNS, fit_styled_table
+    from builder.pairwise.leaderboard import render_leaderboard
+
+    rep = styles.report
+    dropped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rep.rows.items() if k != "ok" and v) or "none"
+    click.echo(f"style metadata: {rep.usable} battles usable; left out of the styled fit: {dropped}"
+               + (f"; first malformed: {rep.first_malformed}" if rep.first_malformed else ""), err=True)
+    if rep.usable == 0:
+        raise UserError(f"{input_path}: no battle has usable conv_metadata for {', '.join(styles.features)}")
+    table = fit_styled_table(battles, styles, reweight=reweight, ci=ci_kind, bootstrap=bootstrap, seed=seed,
+                             anchor=_parse_anchor(anchor), init=init_rating)
+    out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in table.rows]
+    style = [{k: c[k] for k in STYLE_COLUMNS} for c in table.style]
+    doc = {"rows": out_rows, "style": style, "method": table.method}
+    if output:
+        path = Path(output)
+        if path.suffix.lower() == ".json":
+            write_atomic(path, lambda f: f.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n"))
+        else:
+            _write_rows(path, out_rows, TABLE_COLUMNS)
+        click.echo(f"{output}: {len(out_rows)} models, {len(style)} style coefficients", err=True)
+        return
+    board = _board_from_rows(table.rows, str(input_path))
+    click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
+    say = (lambda text: click.echo(text, err=True)) if fmt == "csv" else click.echo  # keep stdout pure CSV
+    for c in style:
+        lo = "" if c["lower"] is None else f" ({c['lower']:.4f} to {c['upper']:.4f})"
+        say(f"style {c['feature']}: beta {c['beta']:.4f}{lo} per std {c['std']:.4f}")
 
 
 @arena.command()

@@ -2,8 +2,9 @@
 
 ``fit_rating_table`` makes the ``arena fit`` table; ``compute_arena_section`` everything
 the Arena page draws, from one DuckDB scan of the battles file (``builder.pairwise.scan``):
-pair counts from its GROUP BY, the battle sequence for online Elo, and per-period counts for
-the history. Both are pure apart from reading the battles file.
+pair counts from its GROUP BY, the battle sequence for online Elo, per-period counts for
+the history, and the style features of the style-controlled view (``conv_metadata`` counts
+as the scan's feature columns). Both are pure apart from reading the battles file.
 
 Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not exist)::
 
@@ -39,7 +40,10 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                    "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}],
       "changes": [{"model", "slices", "first_date", "last_date",   # over the history's
                    "initial", "final", "change",                   # Bradley-Terry ratings
-                   "highest", "lowest", "volatility"}]             # (builder.pairwise.changes)
+                   "highest", "lowest", "volatility"}],            # (builder.pairwise.changes)
+      "style": {...} | null,                  # the style-controlled view (builder.pairwise.arena_style),
+                                              # null when no battle carries usable conv_metadata
+      "default_view": "plain" | "style"       # which view the Arena page opens with
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -54,6 +58,7 @@ from typing import Any, Literal
 import numpy as np
 
 from builder.config import ArenaConfig, ArenaReaderConfig
+from builder.errors import UserError
 from builder.pairwise.battles import BattleFilters, Battles
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
@@ -64,7 +69,9 @@ from builder.pairwise.bootstrap import (
 from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
-from builder.pairwise.scan import ReaderSettings, scan_battles
+from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
+from builder.pairwise.scan import ReaderSettings, format_of, scan_battles
+from builder.pairwise.style import StyleColumns, parse_style_features, style_columns, style_feature_specs
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -105,13 +112,17 @@ def fit_rating_table(
     workers: int | None = None,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
     init: float = INIT,
+    reweight: bool = False,
+    ci: Literal["bootstrap", "sandwich"] = "bootstrap",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One row per rated model (``TABLE_COLUMNS`` plus ``component``), and fit facts.
 
     ``battles``: per-battle codes, or for ``method="bt"`` just their pair counts (what the
     reader's GROUP BY returns). ``rating`` is the point estimate (BT maximum likelihood, or
     the final online Elo); ``median``/``lower``/``upper`` come from ``bootstrap`` rounds
-    (equal to ``rating`` when there are none). Rows are ordered by component, then rank.
+    (equal to ``rating`` when there are none), or from the sandwich estimator with
+    ``ci="sandwich"`` (bt only; ``median`` is then the rating). ``reweight``: LMArena's
+    inverse-frequency pair weights (bt only). Rows are ordered by component, then rank.
     ``init`` is the scale's centre: each BT component's mean rating, and every model's
     starting online Elo.
     """
@@ -122,13 +133,22 @@ def fit_rating_table(
     else:
         counts = count_pairs(battles)
     n_played, wins, ties = counts.per_model()
-    info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0}
+    info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0,
+                            "ci_kind": ci if (ci == "sandwich" or bootstrap > 0) else None, "reweight": reweight}
+    if method != "bt" and (reweight or ci == "sandwich"):
+        raise UserError("--reweight and --ci sandwich apply to the Bradley-Terry fit (--method bt) only")
     if method == "bt":
-        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
+        weights = pair_weights(counts) if reweight else None
+        fit = fit_bt(counts if weights is None else weighted_counts(counts, weights), anchor=anchor,
+                     on_unidentifiable=on_unidentifiable, init=init)
         rating, component = fit.ratings, fit.component
         info.update(components=fit.components, unrated=fit.unrated, fit=fit, counts=counts)
-        if bootstrap > 0:
-            bs = bootstrap_bt(counts, fit, bootstrap, seed, workers=workers)
+        if ci == "sandwich":
+            sw = sandwich_bt(counts, fit, weights=weights)
+            median, lower, upper = rating, sw.lower, sw.upper
+            info["hessian_reg"] = sw.ridge
+        elif bootstrap > 0:
+            bs = bootstrap_bt(counts, fit, bootstrap, seed, workers=workers, pair_weights=weights)
             median, lower, upper = bs.median, bs.lower, bs.upper
             info["degenerate_rounds"] = bs.degenerate_rounds
         else:
@@ -187,16 +207,21 @@ def compute_arena_section(
     Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
     ``cfg.seed``; models without a finite rating are listed under ``unrated``, not guessed.
     History: cumulative ``cfg.history`` slices, with ``history_bootstrap`` rounds per slice
-    (0: no per-slice intervals).
+    (0: no per-slice intervals). Style view (``cfg.style_control``): the style-controlled fit
+    of the battles with usable ``conv_metadata`` (not for CSV, which carries none).
     """
     battles_path = Path(battles_path)
+    features = parse_style_features(cfg.style_features)
+    specs = style_feature_specs(features) if cfg.style_control and format_of(battles_path)[0] != "csv" else []
     # One scan of the file; everything below is read from it, then the connection closes.
-    with scan_battles(battles_path, BattleFilters(anony_only=cfg.anony_only), reader_settings(cfg.reader)) as scan:
+    with scan_battles(battles_path, BattleFilters(anony_only=cfg.anony_only), reader_settings(cfg.reader),
+                      features=specs) as scan:
         pair_counts = scan.pair_counts()
         battles = scan.battles()
         periods = None
         if battles.tstamp is not None and np.isfinite(battles.tstamp).any():
             periods = scan.period_counts(cfg.history)
+        styles = style_columns(scan, features) if specs else None
     rows, info = fit_rating_table(
         pair_counts,
         method="bt",
@@ -204,6 +229,7 @@ def compute_arena_section(
         seed=cfg.seed,
         workers=workers,
         on_unidentifiable="drop",
+        reweight=cfg.reweight,
     )
     fit: BTFit = info["fit"]
     counts: PairCounts = info["counts"]
@@ -244,6 +270,7 @@ def compute_arena_section(
             "history_bootstrap": history_bootstrap,
             "min_pair_battles": cfg.min_pair_battles,
             "anony_only": cfg.anony_only,
+            "reweight": cfg.reweight,
         },
         "models": rows,
         "components": components,
@@ -252,7 +279,24 @@ def compute_arena_section(
         "history": _history_section(battles, periods, cfg, history_bootstrap, workers),
     }
     section["changes"] = [c.to_json() for c in changes_from_history_section(section["history"])]
+    style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
+    section["style"] = style
+    section["default_view"] = cfg.default_view if style is not None else "plain"
     return Arena.model_validate(section, strict=False)
+
+
+def compute_style_view(battles: Battles, styles: StyleColumns, cfg: ArenaConfig,
+                       plain_rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The styled sub-object (``builder.pairwise.arena_style``) from the battles and their style
+    columns (the same scan), or None when no battle carries usable style metadata."""
+    from builder.pairwise.arena_style import compute_style_section, fit_styled_table
+
+    if styles.report.usable == 0:
+        return None
+    table = fit_styled_table(battles, styles, reweight=cfg.reweight, ci=cfg.style_ci,
+                             bootstrap=cfg.bootstrap if cfg.style_ci == "bootstrap" else 0, seed=cfg.seed,
+                             on_unidentifiable="drop")
+    return compute_style_section(table, styles, plain_rows)
 
 
 def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[str, Any]:
@@ -302,4 +346,4 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "compute_arena_section", "fit_rating_table", "reader_settings"]
+__all__ = ["TABLE_COLUMNS", "compute_arena_section", "compute_style_view", "fit_rating_table", "reader_settings"]

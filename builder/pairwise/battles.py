@@ -3,7 +3,8 @@
 Schema (one row per vote)::
 
     model_a, model_b : str        the two models shown to the voter
-    winner           : str        "model_a" | "model_b" | "tie" | "tie (bothbad)"
+    winner           : str        "model_a" | "model_b" | "tie" | "tie (bothbad)", or "both_bad"
+                                  (LMArena's newer vote dumps' spelling of "tie (bothbad)")
     tstamp           : float      Unix seconds, UTC (optional)
     anony            : bool       the vote was cast before the names were revealed (optional)
     language         : str        conversation language, e.g. "English" (optional)
@@ -38,8 +39,9 @@ OUTCOMES: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
 "Outcome codes are positions in this tuple: 0 A wins, 1 B wins, 2 tie, 3 tie (both bad)."
 WIN_A, WIN_B, TIE, TIE_BOTHBAD = 0, 1, 2, 3
 
-WINNER_CODES: Mapping[str, int] = {name: code for code, name in enumerate(OUTCOMES)}
-"Winner text -> outcome code, as the reader maps it (exact match); anything else is unknown_winner."
+WINNER_CODES: Mapping[str, int] = {**{name: code for code, name in enumerate(OUTCOMES)}, "both_bad": TIE_BOTHBAD}
+"""Winner text -> outcome code, as every fit reads it (exact match); anything else is unknown_winner.
+``both_bad`` (LMArena's vote dumps) is the same outcome as FastChat's ``tie (bothbad)``."""
 
 REQUIRED = ("model_a", "model_b", "winner")
 OPTIONAL = ("tstamp", "anony", "language", "turn", "dedup_tag")

@@ -72,11 +72,13 @@ def bootstrap_bt(
     *,
     ci: float = 0.95,
     workers: int | None = None,
+    pair_weights: np.ndarray | None = None,
 ) -> BTBootstrap:
     """Multinomial bootstrap of ``counts``; intervals around ``point`` (same gauge).
 
     ``workers``: processes to use (None: all cores when the job is big enough to pay for
-    them, 1: in this process).
+    them, 1: in this process). ``pair_weights`` (n_pairs,): a weighted fit's per-pair weights
+    (``point`` fitted on the weighted counts); the resampled counts are weighted the same way.
     """
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
@@ -91,6 +93,7 @@ def bootstrap_bt(
         component=point.component,
         scale=point.scale,
         base=point.base,
+        weights=None if pair_weights is None else np.asarray(pair_weights, dtype=np.float64),
     )
     work = rounds * (cells.size + counts.n_models**2)
     if workers is None:
@@ -142,6 +145,7 @@ class _Job:
     component: np.ndarray
     scale: float
     base: float
+    weights: np.ndarray | None = None  # per pair: the weighted likelihood's weights (None: 1)
 
 
 def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
@@ -178,7 +182,8 @@ def _prepare_group(job: _Job, members: np.ndarray, c: float) -> _Group:
     start = start - start[-1]
     factor = None
     if m > 1:
-        tot = (job.cells[0::3] + job.cells[1::3] + job.cells[2::3])[pairs]
+        tot = job.cells[0::3] + job.cells[1::3] + job.cells[2::3]
+        tot = (tot if job.weights is None else tot * job.weights)[pairs]
         x = c * (start[li] - start[lj])
         p = 0.5 * (1.0 + np.tanh(0.5 * x))
         w = c * c * tot * p * (1.0 - p)
@@ -214,6 +219,8 @@ def _run_rounds_inner(job: _Job, seeds: list[np.random.SeedSequence]) -> tuple[n
         draw = np.zeros(job.cells.size)
         draw[nonzero] = rng.multinomial(total, pvals)
         wi, wj, t = draw[0::3], draw[1::3], draw[2::3]
+        if job.weights is not None:
+            wi, wj, t = wi * job.weights, wj * job.weights, t * job.weights
         ratings = np.full(job.n, np.nan)
         same = np.array_equal((wi + t) > 0, base_fwd) and np.array_equal((wj + t) > 0, base_bwd)
         if not same:

@@ -30,18 +30,24 @@ class SampleNote:
         return f"sample: {self.kept} of {self.available} battles, drawn without replacement (seed {self.seed})"
 
 
+def sample_rows(total: int, n: int | None, seed: int) -> tuple[np.ndarray | None, SampleNote | None]:
+    """The sorted rows of ``n`` of ``total`` battles drawn at random (seeded), or None for all
+    of them (``n`` None or at least ``total``). The note is None when no sample was asked for."""
+    if n is None:
+        return None, None
+    if n < 1:
+        raise UserError(f"--sample {n}: must be at least 1")
+    if n >= total:
+        return None, SampleNote(total, total, seed)
+    rows = np.sort(np.random.default_rng(seed).choice(total, size=n, replace=False))
+    return rows, SampleNote(n, total, seed)
+
+
 def sample_battles(battles: Battles, n: int | None, seed: int) -> tuple[Battles, SampleNote | None]:
     """``n`` battles drawn at random (seeded), in file order; all of them when ``n`` is None
     or at least ``len(battles)``. The note is None when no sample was asked for."""
-    if n is None:
-        return battles, None
-    if n < 1:
-        raise UserError(f"--sample {n}: must be at least 1")
-    total = len(battles)
-    if n >= total:
-        return battles, SampleNote(total, total, seed)
-    rows = np.sort(np.random.default_rng(seed).choice(total, size=n, replace=False))
-    return battles.take(rows), SampleNote(n, total, seed)
+    rows, note = sample_rows(len(battles), n, seed)
+    return (battles if rows is None else battles.take(rows)), note
 
 
-__all__ = ["SampleNote", "sample_battles"]
+__all__ = ["SampleNote", "sample_battles", "sample_rows"]

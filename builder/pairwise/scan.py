@@ -87,6 +87,7 @@ FILTER_STATUS: dict[str, int] = {
 _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
+_BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +101,20 @@ class ReaderSettings:
 
 @dataclass(frozen=True, slots=True)
 class FeatureSpec:
-    """A per-battle numeric column read from a nested field.
+    """A per-battle count read from a nested field.
 
     ``path`` are the keys from the record's top level, e.g. ``("conv_metadata",
-    "sum_assistant_a_tokens")``. The value is a non-negative number, or an object (a Parquet
-    struct) whose values are non-negative numbers, taken as their sum (LMArena writes
-    ``header_count_a`` as ``{"h1": 0, "h2": 3, ...}``).
+    "sum_assistant_a_tokens")``. A count is a finite number >= 0, or an object (a Parquet
+    struct or map) whose values are such numbers, taken as their sum (LMArena writes
+    ``header_count_a`` as ``{"h1": 0, "h2": 3, ...}``); inside an object a null value counts
+    nothing (a typed struct cannot tell it from an absent key), so ``{}`` counts 0.
+
+    Quality per battle (``FEATURE_*``): ``NO_OBJECT`` when the top-level field of a nested
+    path is absent, null or not an object; ``MISSING`` when the value is absent or null;
+    ``NON_NUMERIC`` when it (or any value of its object) is text, a boolean, a list, a nested
+    object or not finite; else ``NEGATIVE`` when it (or a value of its object) is below 0;
+    else ``OK``. Text is never read as a number (a JSON ``"3"`` is non-numeric); a Parquet
+    text column holding JSON objects is read as JSON.
     """
 
     name: str
@@ -115,8 +124,12 @@ class FeatureSpec:
 DEFAULT_SETTINGS = ReaderSettings()
 NO_FILTERS = BattleFilters()
 
-FEATURE_OK, FEATURE_MISSING, FEATURE_MALFORMED = 0, 1, 2
-"Per-battle feature quality codes: usable, absent (or null), present but not a count."
+FEATURE_OK, FEATURE_MISSING, FEATURE_NO_OBJECT, FEATURE_NEGATIVE, FEATURE_NON_NUMERIC = 0, 1, 2, 3, 4
+"Per-battle feature quality codes (see ``FeatureSpec``)."
+FEATURE_QUALITIES: tuple[str, ...] = ("ok", "missing", "no_object", "negative", "non_numeric")
+"Name of each quality code (index = code)."
+FEATURE_MALFORMED: tuple[int, ...] = (FEATURE_NEGATIVE, FEATURE_NON_NUMERIC)
+"The quality codes of a value that is present but not a count."
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -124,8 +137,9 @@ class FeatureColumn:
     """One feature for the kept battles, in ``Battles`` order, shape (n_battles,) each.
 
     ``values``: float64, NaN where ``quality`` is not ``FEATURE_OK``; ``quality``: int8
-    codes; ``first_malformed``: the 1-based record (JSON array index, JSON Lines line
-    without blank lines, CSV data row) of the first malformed value in the file, or None.
+    codes (``FEATURE_QUALITIES``); ``first_malformed``: the 1-based record (JSON array index,
+    JSON Lines line without blank lines, Parquet row) of the first kept battle whose value is
+    malformed (``FEATURE_MALFORMED``), or None; ``BattleScan.locate`` says where it is.
     """
 
     name: str
@@ -134,9 +148,9 @@ class FeatureColumn:
     first_malformed: int | None
 
     def counts(self) -> dict[str, int]:
-        q = self.quality
-        return {"ok": int((q == FEATURE_OK).sum()), "missing": int((q == FEATURE_MISSING).sum()),
-                "malformed": int((q == FEATURE_MALFORMED).sum())}
+        """Battles per quality name, every name present (zeros included)."""
+        n = np.bincount(self.quality.astype(np.int64), minlength=len(FEATURE_QUALITIES))
+        return {name: int(c) for name, c in zip(FEATURE_QUALITIES, n, strict=False)}
 
 
 # --------------------------------------------------------------------------- format and columns
@@ -324,43 +338,101 @@ def _sampled(src: _Source) -> str:
     return f"coalesce(regexp_matches(CAST({c} AS VARCHAR), '[''\"]sampled[''\"]\\s*:\\s*(True|true)'), false)"
 
 
+_NUMERIC_TYPE = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\s*\d+\))$")
+_FLOAT_TYPE = ("FLOAT", "DOUBLE")  # the numeric types that can hold NaN or infinity
+
+
+def _quality(checks: Sequence[tuple[str, int]]) -> str:
+    """``CASE WHEN cond THEN code ... ELSE FEATURE_OK END`` (the first true condition wins)."""
+    return "CASE " + " ".join(f"WHEN {cond} THEN {code}" for cond, code in checks) + f" ELSE {FEATURE_OK} END"
+
+
+def _json_count(v: str) -> tuple[str, list[tuple[str, int]]]:
+    """(value, quality checks) of a JSON value ``v`` (a DuckDB JSON expression, never SQL NULL here)."""
+    t = f"json_type({v})"
+    elems = f"json_extract({v}, '$.*')"
+    vals = (f"list_transform({elems}, lambda e: CASE WHEN json_type(e) IN {_NUMERIC_JSON} "
+            "THEN TRY_CAST(e AS DOUBLE) END)")
+    odd = (f"coalesce(list_bool_or(list_transform({elems}, lambda e: CASE WHEN json_type(e) IN {_NUMERIC_JSON} "
+           "THEN NOT coalesce(isfinite(TRY_CAST(e AS DOUBLE)), false) ELSE json_type(e) <> 'NULL' END)), false)")
+    neg = f"coalesce(list_bool_or(list_transform({vals}, lambda x: coalesce(x < 0, false))), false)"
+    num = f"TRY_CAST({v} AS DOUBLE)"
+    value = f"CASE {t} WHEN 'OBJECT' THEN coalesce(list_sum({vals}), 0) ELSE {num} END"
+    checks = [
+        (f"{t} = 'NULL'", FEATURE_MISSING),
+        (f"{t} IN {_NUMERIC_JSON} AND NOT isfinite({num})", FEATURE_NON_NUMERIC),
+        (f"{t} IN {_NUMERIC_JSON} AND {num} < 0", FEATURE_NEGATIVE),
+        (f"{t} IN {_NUMERIC_JSON}", FEATURE_OK),
+        (f"{t} <> 'OBJECT' OR {odd}", FEATURE_NON_NUMERIC),
+        (neg, FEATURE_NEGATIVE),
+    ]
+    return value, checks
+
+
+def _typed_count(x: str, kind: str) -> tuple[str, list[tuple[str, int]]]:
+    """(value, quality checks) of a typed (Parquet / Arrow) value ``x`` of DuckDB type ``kind``, not NULL."""
+    if _NUMERIC_TYPE.match(kind):
+        v = f"CAST({x} AS DOUBLE)"
+        finite = [(f"NOT isfinite({v})", FEATURE_NON_NUMERIC)] if kind in _FLOAT_TYPE else []
+        return v, [*finite, (f"{x} < 0", FEATURE_NEGATIVE)]
+    if kind == "JSON":
+        return _json_count(x)
+    parts: list[tuple[str, str]] = []  # (child expression, its type)
+    if kind.startswith("STRUCT"):
+        parts = [(f"{x}[{_sql_str(name)}]", sub) for name, sub in _struct_members(kind).items()]
+    elif kind.startswith("MAP("):
+        _key, sub = _split_top(kind[4:-1])
+        vals = f"map_values({x})"
+        if not _NUMERIC_TYPE.match(sub):
+            return "NULL::DOUBLE", [(f"coalesce(list_bool_or(list_transform({vals}, lambda e: e IS NOT NULL)), false)",
+                                     FEATURE_NON_NUMERIC)]
+        dv = f"list_transform({vals}, lambda e: CAST(e AS DOUBLE))"
+        return f"coalesce(list_sum({dv}), 0)", [
+            (f"coalesce(list_bool_or(list_transform({dv}, lambda e: NOT isfinite(e))), false)", FEATURE_NON_NUMERIC),
+            (f"coalesce(list_bool_or(list_transform({dv}, lambda e: e < 0)), false)", FEATURE_NEGATIVE),
+        ]
+    else:
+        return "NULL::DOUBLE", [("true", FEATURE_NON_NUMERIC)]  # text, a boolean, a list: not a count
+    numeric = [(c, sub) for c, sub in parts if _NUMERIC_TYPE.match(sub)]
+    other = [c for c, sub in parts if not _NUMERIC_TYPE.match(sub) and sub != "NULL"]
+    value = " + ".join(f"coalesce(CAST({c} AS DOUBLE), 0)" for c, _ in numeric) or "0.0"
+    odd = [f"{c} IS NOT NULL" for c in other] + [f"NOT coalesce(isfinite({c}), true)" for c, sub in numeric
+                                                 if sub in _FLOAT_TYPE]
+    neg = [f"coalesce({c} < 0, false)" for c, _ in numeric]
+    checks = [(" OR ".join(odd), FEATURE_NON_NUMERIC)] if odd else []
+    return f"CAST({value} AS DOUBLE)", checks + ([(" OR ".join(neg), FEATURE_NEGATIVE)] if neg else [])
+
+
 def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
-    """(value, quality) SQL for one feature."""
+    """(value, quality) SQL for one feature (see ``FeatureSpec``); the value means something only
+    where the quality is OK (``BattleScan.features`` masks the rest)."""
     if src.kind == "csv":
         raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
+    nested = len(spec.path) > 1
     head = _col(src, spec.path[0])
     if head is None:
-        return "NULL::DOUBLE", str(FEATURE_MISSING)
-    if src.kind in ("json", "jsonl"):
+        return "NULL::DOUBLE", str(FEATURE_NO_OBJECT if nested else FEATURE_MISSING)
+    head_type = src.types.get(spec.path[0], "JSON" if src.kind in ("json", "jsonl") else "")
+    if head_type in ("VARCHAR", "JSON") and src.kind not in ("json", "jsonl"):
+        head = f"TRY_CAST({head} AS JSON)"  # a text column holding JSON objects
+        head_type = "JSON"
+    if head_type == "JSON":
         tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
         v = f"json_extract({head}, '${tail}')" if tail else head
-        num = f"TRY_CAST({v} AS DOUBLE)"
-        parts = f"list_transform(json_extract({v}, '$.*'), lambda e: CASE WHEN json_type(e) IN {_NUMERIC_JSON} " \
-                f"THEN TRY_CAST(e AS DOUBLE) END)"
-        value = (f"CASE json_type({v}) WHEN 'OBJECT' THEN list_sum({parts}) ELSE "
-                 f"CASE WHEN json_type({v}) IN {_NUMERIC_JSON} THEN {num} END END")
-        ok = (f"CASE WHEN {v} IS NULL OR json_type({v}) = 'NULL' THEN {FEATURE_MISSING} "
-              f"WHEN json_type({v}) IN {_NUMERIC_JSON} AND {num} >= 0 THEN {FEATURE_OK} "
-              f"WHEN json_type({v}) = 'OBJECT' AND len({parts}) > 0 AND "
-              f"list_bool_and(list_transform({parts}, lambda x: coalesce(x >= 0, false))) THEN {FEATURE_OK} "
-              f"ELSE {FEATURE_MALFORMED} END")
-        return f"CASE WHEN ({ok}) = {FEATURE_OK} THEN {value} END", ok
-    expr = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
-    kind = _nested_type(src.types.get(spec.path[0], ""), spec.path[1:])
-    if kind is None:
-        return "NULL::DOUBLE", str(FEATURE_MISSING)
-    if kind.startswith("STRUCT"):
-        fields = _struct_fields(kind)
-        items = [f"TRY_CAST({expr}[{_sql_str(f)}] AS DOUBLE)" for f in fields]
-        value = " + ".join(items) if items else "NULL::DOUBLE"
-        every = " AND ".join(f"coalesce({x} >= 0, false)" for x in items) or "false"
-        ok = (f"CASE WHEN {expr} IS NULL THEN {FEATURE_MISSING} WHEN {every} THEN {FEATURE_OK} "
-              f"ELSE {FEATURE_MALFORMED} END")
+        no_object = f"{head} IS NULL OR json_type({head}) <> 'OBJECT'" if nested else "false"
+        value, checks = _json_count(v)
+        checks = [(no_object, FEATURE_NO_OBJECT), (f"{v} IS NULL", FEATURE_MISSING), *checks]
     else:
-        value = f"TRY_CAST({expr} AS DOUBLE)"
-        ok = (f"CASE WHEN {expr} IS NULL THEN {FEATURE_MISSING} WHEN coalesce({value} >= 0, false) "
-              f"THEN {FEATURE_OK} ELSE {FEATURE_MALFORMED} END")
-    return f"CASE WHEN ({ok}) = {FEATURE_OK} THEN {value} END", ok
+        kind = _nested_type(head_type, spec.path[1:])
+        no_object = f"{head} IS NULL" if nested else "false"
+        if nested and not head_type.startswith("STRUCT"):
+            return "NULL::DOUBLE", str(FEATURE_NO_OBJECT)
+        if kind is None:  # the key is not in the struct: missing wherever the object is there
+            return "NULL::DOUBLE", f"CASE WHEN {no_object} THEN {FEATURE_NO_OBJECT} ELSE {FEATURE_MISSING} END"
+        expr = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
+        value, checks = _typed_count(expr, kind)
+        checks = [(no_object, FEATURE_NO_OBJECT), (f"{expr} IS NULL", FEATURE_MISSING), *checks]
+    return value, _quality([(c, q) for c, q in checks if c != "false"])
 
 
 def _json_key(key: str) -> str:
@@ -397,10 +469,6 @@ def _struct_members(kind: str) -> dict[str, str]:
             name, _, rest = part.partition(" ")
         members[name] = rest.strip()
     return members
-
-
-def _struct_fields(kind: str) -> list[str]:
-    return list(_struct_members(kind))
 
 
 def _nested_type(kind: str, keys: Sequence[str]) -> str | None:
@@ -658,6 +726,7 @@ class BattleScan:
         np.minimum.at(first[1], nb[nb >= 0], pos[nb >= 0])
 
         fate = np.asarray(g["f"], dtype=np.int64)
+        unfiltered = int(n[fate == 0].sum())  # rows with f = 0: the kept battles and the bad rows among them
         fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
         by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
         bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
@@ -667,6 +736,7 @@ class BattleScan:
             why = ", ".join(f"{k} {v}" for k, v in {**bad, **removed}.items() if v)
             raise UserError(f"{self.path or '<memory>'}: no battles left of {rows_read} rows ({why or 'none valid'})")
         self.report = BattleReport(self.source_name, rows_read, bad, removed, kept)
+        self._all_unfiltered_kept = unfiltered == kept  # no bad row among f = 0: nothing to decode per row
 
         keep = fate == 0
         used = np.zeros(len(names), dtype=bool)
@@ -761,32 +831,123 @@ class BattleScan:
         )
 
     def features(self) -> dict[str, FeatureColumn]:
-        """The requested feature columns for the kept battles, in ``battles()`` order."""
+        """The requested feature columns for the kept battles, in ``battles()`` order.
+
+        One query, streamed in record batches into arrays of the kept battles' size, so
+        memory holds the result and one batch, not the whole query result besides."""
         out: dict[str, FeatureColumn] = {}
-        if not self.features_spec:
+        k = len(self.features_spec)
+        if not k:
             return out
-        sel = ", ".join(f"coalesce(f{k}, 'NaN'::DOUBLE) AS f{k}, q{k}" for k in range(len(self.features_spec)))
-        cols = self._fetch(f"SELECT {self._CODED}, {sel} FROM scan WHERE f = 0", "numpy")
-        keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))[3]
-        firsts = self._fetch(
-            "SELECT " + ", ".join(f"min(CASE WHEN q{k} = {FEATURE_MALFORMED} THEN {self._pos} END)"
-                                  for k in range(len(self.features_spec))) + " FROM scan",
-            "one",
-        )
-        for k, spec in enumerate(self.features_spec):
-            first = firsts[k]
-            out[spec.name] = FeatureColumn(
-                spec.name,
-                np.ascontiguousarray(np.asarray(cols[f"f{k}"], dtype=np.float64)[keep]),
-                np.ascontiguousarray(np.asarray(cols[f"q{k}"], dtype=np.int8)[keep]),
-                None if first is None else int(first) + 1,
-            )
+        n = self.report.rows_kept
+        values = np.empty((k, n))
+        quality = np.empty((k, n), dtype=np.int8)
+        first: list[int | None] = [None] * k
+        sel = ", ".join(f"coalesce(f{j}, 'NaN'::DOUBLE) AS f{j}, q{j}" for j in range(k))
+        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
+        at = 0
+        try:
+            reader = self._con.sql(f"SELECT {coded}{self._pos} AS pos, {sel} FROM scan WHERE f = 0"
+                                   ).to_arrow_reader(_BATCH_ROWS)
+            for batch in reader:
+                def col(name: str, b: pa.RecordBatch = batch) -> np.ndarray:
+                    return np.asarray(b.column(name).to_numpy(zero_copy_only=False))
+
+                if coded:
+                    keep = self._decode_rows(col("ea"), col("eb"), col("ew"))[3]
+                else:
+                    keep = np.ones(batch.num_rows, dtype=bool)
+                m = int(keep.sum())
+                pos = col("pos")[keep]
+                for j in range(k):
+                    q = col(f"q{j}")[keep]
+                    quality[j, at:at + m] = q
+                    values[j, at:at + m] = col(f"f{j}")[keep]
+                    if first[j] is None:
+                        bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
+                        first[j] = int(pos[bad[0]]) + 1 if bad.size else None
+                at += m
+        except duckdb.Error as exc:
+            raise _user_error(self.path, exc) from None
+        if at != n:
+            raise RuntimeError(f"feature columns cover {at} battles, the scan kept {n}")
+        values[quality != FEATURE_OK] = np.nan
+        for j, spec in enumerate(self.features_spec):
+            out[spec.name] = FeatureColumn(spec.name, values[j], quality[j], first[j])
         return out
+
+    def locate(self, record: int) -> str:
+        """Where the 1-based ``record`` (``FeatureColumn.first_malformed``) is in the file:
+        ``line N`` for JSON Lines and JSON arrays (``record N`` where the file cannot be read
+        as text here: zstd), ``row N`` for Parquet."""
+        if self.path is None or self._src.kind not in ("json", "jsonl"):
+            return f"row {record}"
+        line = _record_line(self.path, self._src.kind, record)
+        return f"record {record}" if line is None else f"line {line}"
 
     def features_arrow(self) -> pa.Table:
         """The feature values (null where not usable) as an Arrow table, one row per kept battle."""
         cols = self.features()
         return pa.table({name: pa.array(c.values, mask=c.quality != FEATURE_OK) for name, c in cols.items()})
+
+
+def _record_line(path: Path, kind: Format, record: int) -> int | None:
+    """The 1-based line where record ``record`` (1-based) of a JSON Lines file (non-blank lines)
+    or a JSON array (its elements) starts; read up to that record only. None for zstd files."""
+    compression = _COMPRESSION.get(path.suffix.lower())
+    if compression == "zstd":
+        return None
+    opener = gzip.open if compression == "gzip" else open
+    with opener(path, "rt", encoding="utf-8-sig") as f:
+        if kind == "jsonl":
+            seen = 0
+            for line_no, text in enumerate(f, 1):
+                if text.strip():
+                    seen += 1
+                    if seen == record:
+                        return line_no
+            return None
+        return _array_element_line(f, record)
+
+
+def _array_element_line(f: Any, record: int) -> int | None:
+    """Line of the ``record``-th element of the JSON array read from text stream ``f``: elements
+    are decoded one after another from a growing buffer (C speed, one element in memory)."""
+    decoder = json.JSONDecoder()
+    buf, pos, lines, seen, started = "", 0, 1, 0, False
+    while True:
+        while True:  # skip separators, counting lines
+            while pos < len(buf) and buf[pos] in " \t\r\n,[":
+                if buf[pos] == "\n":
+                    lines += 1
+                elif buf[pos] == "[":
+                    if started:
+                        break
+                    started = True
+                pos += 1
+            if pos < len(buf):
+                break
+            chunk = f.read(1 << 20)
+            if not chunk:
+                return None
+            buf, pos = buf[pos:] + chunk, 0
+        if buf[pos] == "]":
+            return None
+        seen += 1
+        if seen == record:
+            return lines
+        while True:  # decode the element to skip it (reading more until it is whole)
+            try:
+                _, end = decoder.raw_decode(buf, pos)
+            except json.JSONDecodeError:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    return None
+                buf, pos = buf[pos:] + chunk, 0
+                continue
+            lines += buf.count("\n", pos, end)
+            pos = end
+            break
 
 
 def _pair_cells(ca: np.ndarray, cb: np.ndarray, o: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -909,7 +1070,11 @@ def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
 __all__ = [
     "FEATURE_MALFORMED",
     "FEATURE_MISSING",
+    "FEATURE_NEGATIVE",
+    "FEATURE_NON_NUMERIC",
+    "FEATURE_NO_OBJECT",
     "FEATURE_OK",
+    "FEATURE_QUALITIES",
     "FILTER_STATUS",
     "BattleScan",
     "battles_from_columns",

@@ -15,6 +15,19 @@ Generative model, battle by battle (all draws from ``numpy.random.default_rng(se
    would pull every fitted gap towards zero);
 4. ``anony`` true with probability ``anony_share``.
 
+Style (optional, ``style=StyleSpec(...)``): every answer gets ``conv_metadata`` counts as
+LMArena's vote dumps carry them, drawn after everything above from a child stream of the
+seed. Model k writes answers of ``round(exp(ln(base_tokens) + v_k + e))`` tokens with
+e ~ N(0, 0.5^2), where its verbosity v_k ~ N(0, verbosity_sd^2) unless ``verbose`` names
+it; headers, bold spans and list items are Poisson with means 0.8, 1.5 and 3 times
+exp(m_k), m_k ~ N(0, markdown_sd^2), each split over its dict keys by a fixed rule. Then
+the true style effect enters the Bradley-Terry probability of step 3 in log-odds units::
+
+    logit p = (s_A - s_B) ln(base) / scale + sum_f effect_f * (x_A,f - x_B,f) / (x_A,f + x_B,f)
+
+(a zero denominator replaced by 1), so a verbose model wins more often than its skill s
+says: a style-controlled fit should take that back, a plain fit cannot.
+
 Debuts: with ``debut_spread = f`` > 0 every model but the two most popular debuts at a time
 uniform over the first fraction f of the range, so models enter the history one by one.
 """
@@ -24,7 +37,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +56,21 @@ from builder.pairwise.battles import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class StyleSpec:
+    """The true style effect of a simulation (see the module docstring)."""
+
+    effect: Mapping[str, float]  # feature (tokens, headers, bold, lists) -> log-odds per unit of raw f
+    verbose: Mapping[str, float] = field(default_factory=dict)  # model -> verbosity v_k (log tokens)
+    verbosity_sd: float = 0.2
+    markdown_sd: float = 0.3
+    base_tokens: float = 450.0
+
+
+STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "bold", "lists")
+"Columns of ``SimulatedBattles.style_a`` / ``style_b``."
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class SimulatedBattles:
     """Simulated battles with the truth that made them; arrays shape (n_battles,)."""
@@ -56,6 +84,9 @@ class SimulatedBattles:
     outcome: np.ndarray  # int8 codes into OUTCOMES
     tstamp: np.ndarray  # float64 Unix seconds, ascending
     anony: np.ndarray  # bool
+    style_a: np.ndarray | None = None  # int64 (n_battles, 4): A's counts per STYLE_COLUMNS
+    style_b: np.ndarray | None = None
+    style: StyleSpec | None = None
 
     def to_battles(self) -> Battles:
         n = int(self.model_a.size)
@@ -65,12 +96,39 @@ class SimulatedBattles:
     def rows(self) -> Iterator[dict[str, Any]]:
         """Battle dicts in the clean_battle schema (tstamp rounded to the second)."""
         names = self.models
-        for a, b, o, t, an in zip(
+        rows = zip(
             self.model_a.tolist(), self.model_b.tolist(), self.outcome.tolist(), self.tstamp.tolist(),
             self.anony.tolist(),
             strict=True,
-        ):
-            yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
+        )
+        if self.style_a is None or self.style_b is None:
+            for a, b, o, t, an in rows:
+                yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an}
+            return
+        for (a, b, o, t, an), sa, sb in zip(rows, self.style_a.tolist(), self.style_b.tolist(), strict=True):
+            yield {"model_a": names[a], "model_b": names[b], "winner": OUTCOMES[o], "tstamp": int(t), "anony": an,
+                   "conv_metadata": conv_metadata(sa, sb)}
+
+
+def conv_metadata(sa: list[int], sb: list[int]) -> dict[str, Any]:
+    """LMArena's ``conv_metadata`` object for two sides' (tokens, headers, bold, lists) counts.
+
+    The dict-valued counts are split over their keys by a fixed rule (their sum is the
+    count); keys with a zero count are left out, which the sum reads the same and keeps the
+    bundled file small.
+    """
+    out: dict[str, Any] = {}
+    for side, (tok, head, bold, lists) in (("a", sa), ("b", sb)):
+        h1 = head // 4
+        h2 = (head - h1) // 2
+        heads = {"h1": h1, "h2": h2, "h3": head - h1 - h2}
+        marks = {"ordered": lists // 3, "unordered": lists - lists // 3}
+        bolds = {"**": bold - bold // 5, "__": bold // 5}
+        out[f"sum_assistant_{side}_tokens"] = tok
+        out[f"header_count_{side}"] = {k: v for k, v in heads.items() if v}
+        out[f"list_count_{side}"] = {k: v for k, v in marks.items() if v}
+        out[f"bold_count_{side}"] = {k: v for k, v in bolds.items() if v}
+    return out
 
 
 def _check_arguments(n_models: int, n_battles: int, tie_prob: float, start: dt.date, end: dt.date,
@@ -102,8 +160,10 @@ def simulate_battles(
     anony_share: float = 1.0,
     scale: float = 400.0,
     base: float = 10.0,
+    style: StyleSpec | None = None,
 ) -> SimulatedBattles:
-    """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale)."""
+    """Draw ``n_battles`` battles among ``skills`` (model -> latent skill, Arena scale),
+    with style metadata and a true style effect when ``style`` is given."""
     _check_arguments(len(skills), n_battles, tie_prob, start, end, debut_spread)
     rng = np.random.default_rng(seed)
     models = tuple(skills)
@@ -146,6 +206,11 @@ def simulate_battles(
 
     u = rng.random(n_battles)
     p_a = 1.0 / (1.0 + base ** ((s[b] - s[a]) / scale))
+    style_a = style_b = None
+    if style is not None:
+        style_a, style_b, shift = _draw_style(style, models, a, b, seed)
+        logit = (s[a] - s[b]) * np.log(base) / scale + shift
+        p_a = 1.0 / (1.0 + np.exp(-logit))
     tie = u < tie_prob
     q = np.clip((p_a - tie_prob / 2.0) / (1.0 - tie_prob), 0.0, 1.0)
     # Given no tie, (u - tau) / (1 - tau) is uniform on [0, 1).
@@ -164,7 +229,42 @@ def simulate_battles(
         outcome=outcome,
         tstamp=t,
         anony=anony,
+        style_a=style_a,
+        style_b=style_b,
+        style=style,
     )
+
+
+def _draw_style(style: StyleSpec, models: tuple[str, ...], a: np.ndarray, b: np.ndarray,
+                seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both sides' counts, shape (n, 4) int64 each, and the style term of the logit, shape (n,)."""
+    unknown = [f for f in style.effect if f not in STYLE_COLUMNS]
+    if unknown:
+        raise UserError(f"simulate: unknown style feature {unknown[0]!r} (choose from {', '.join(STYLE_COLUMNS)})")
+    missing = [m for m in style.verbose if m not in models]
+    if missing:
+        raise UserError(f"simulate: verbose model {missing[0]!r} is not among the models")
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    m = len(models)
+    verb = rng.normal(0.0, style.verbosity_sd, m)
+    for name, v in style.verbose.items():
+        verb[models.index(name)] = v
+    md = np.exp(rng.normal(0.0, style.markdown_sd, m))
+    n = a.size
+
+    def side(codes: np.ndarray) -> np.ndarray:
+        tokens = np.rint(np.exp(np.log(style.base_tokens) + verb[codes] + rng.normal(0.0, 0.5, n)))
+        heads = rng.poisson(0.8 * md[codes])
+        bold = rng.poisson(1.5 * md[codes])
+        lists = rng.poisson(3.0 * md[codes])
+        return np.stack([tokens, heads, bold, lists], axis=1).astype(np.int64)
+
+    xa, xb = side(a), side(b)
+    den = (xa + xb).astype(np.float64)
+    den[den == 0] = 1.0
+    f = (xa - xb) / den
+    coef = np.array([float(style.effect.get(c, 0.0)) for c in STYLE_COLUMNS])
+    return xa, xb, f @ coef
 
 
 def random_skills(n_models: int, seed: int, *, spread: float = 120.0, prefix: str = "model-") -> dict[str, float]:
@@ -204,4 +304,5 @@ def skills_from_leaderboard(path: str | Path, category: str | None = None) -> di
     return out
 
 
-__all__ = ["SimulatedBattles", "random_skills", "simulate_battles", "skills_from_leaderboard"]
+__all__ = ["STYLE_COLUMNS", "SimulatedBattles", "StyleSpec", "conv_metadata", "random_skills", "simulate_battles",
+           "skills_from_leaderboard"]

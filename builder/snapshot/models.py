@@ -431,6 +431,7 @@ class ArenaMethod(SnapshotModel):
     history_bootstrap: int = Field(ge=0, description="Bootstrap rounds per history slice (0: no intervals).")
     min_pair_battles: int = Field(ge=0, description="Fewest battles a pair needs to count in the win-rate error.")
     anony_only: bool = Field(description="Only anonymous battles were used.")
+    reweight: bool = Field(default=False, description="Each pair's battles weighted 1 / max(battles of the pair, 50).")
 
 
 class ArenaModel(SnapshotModel):
@@ -496,6 +497,83 @@ class ArenaSlice(SnapshotModel):
     models: tuple[ArenaSliceModel, ...] = Field(description="Rated spellings by component, then rating.")
 
 
+class ArenaStyleMetadata(SnapshotModel):
+    """How many battles carried usable style metadata (``conv_metadata``), and why the others did not."""
+
+    usable: int = Field(ge=0, description="Battles with usable counts for every feature in use.")
+    without_metadata: dict[str, int] = Field(
+        description="no_metadata (absent or null) and incomplete_metadata (a count absent) -> battles.")
+    malformed: dict[str, int] = Field(description="negative_count and non_numeric_count -> battles.")
+    first_malformed: str | None = Field(description="``FILE: line N (kind)`` of the first malformed battle.")
+
+
+class ArenaStyleMethod(SnapshotModel):
+    """How the style-controlled ratings were fitted."""
+
+    name: str = Field(description="Method name (style-controlled-bradley-terry).")
+    features: tuple[str, ...] = Field(description="Style features in use (tokens, headers, bold, lists).")
+    reg: float = Field(ge=0, description="lambda: the L2 penalty (lambda / 2) |beta|^2 on the coefficients.")
+    reweight: bool = Field(description="Battles weighted 1 / max(battles of the pair, 50), scaled to mean 1.")
+    min_pair_battles: int = Field(ge=0, description="The floor of the reweighting's pair count.")
+    ci_kind: Literal["sandwich", "bootstrap"] | None = Field(description="Which intervals (null: none).")
+    ci: float = Field(description="Coverage of the intervals (0.95).")
+    hessian_reg: float | None = Field(description="Ridge on the sandwich's Hessian diagonal (1e-5).")
+    bootstrap: int = Field(ge=0, description="Bootstrap rounds (0 for the sandwich).")
+    seed: int | None = Field(description="Bootstrap seed (null for the sandwich).")
+    degenerate_rounds: int = Field(ge=0, description="Bootstrap rounds without a finite fit for some model.")
+    scale: float = Field(description="Rating points per factor ``base`` in odds.")
+    base: float = Field(description="Odds base of the rating scale.")
+    init: float = Field(description="Rating shown for a log-odds rating of 0 (each component's mean).")
+    centring: str = Field(description="How ratings are anchored.")
+    points_per_unit: float = Field(description="Rating points per log-odds unit: scale / ln(base).")
+    n_battles: int = Field(ge=0, description="Battles fitted.")
+    iterations: int = Field(ge=0, description="Newton iterations of the fit.")
+
+
+class ArenaStyleCoefficient(SnapshotModel):
+    """One style coefficient: log-odds per standard deviation of the feature, and in rating points."""
+
+    feature: str = Field(description="tokens, headers, bold or lists.")
+    beta: float = Field(description="Coefficient, log-odds per standard deviation of the feature.")
+    lower: float | None = Field(description="Lower 95% bound of beta.")
+    upper: float | None = Field(description="Upper 95% bound of beta.")
+    mean: float = Field(description="Mean of the raw feature (x_A - x_B) / (x_A + x_B) over the fitted battles.")
+    std: float = Field(description="Its population standard deviation (0 replaced by 1).")
+    points: float = Field(description="beta in rating points (beta x scale / ln base).")
+    points_lower: float | None = Field(description="Lower bound in rating points.")
+    points_upper: float | None = Field(description="Upper bound in rating points.")
+
+
+class ArenaStyleModel(SnapshotModel):
+    """One model's style-controlled rating and its rank change against the plain fit."""
+
+    model: str = Field(description="Model spelling in the battles file.")
+    rating: float = Field(description="Style-controlled rating, Arena scale.")
+    median: float | None = Field(description="Bootstrap median (the rating for the sandwich).")
+    lower: float | None = Field(description="Lower 95% bound.")
+    upper: float | None = Field(description="Upper 95% bound.")
+    rank: int = Field(ge=1, description="Rank by styled rating within the component.")
+    rank_ub: int = Field(ge=1, description="1 + the number of models whose lower bound is above this upper bound.")
+    battles: int = Field(ge=0, description="Battles in the styled fit.")
+    wins: int = Field(ge=0, description="Of those, won (ties excluded).")
+    ties: int = Field(ge=0, description="Of those, tied.")
+    win_rate: float | None = Field(description="(wins + ties / 2) / battles.")
+    component: int = Field(ge=0, description="Component index in the styled fit.")
+    plain_rating: float | None = Field(description="The plain Bradley-Terry rating (null if unrated there).")
+    plain_rank: int | None = Field(description="The plain rank (null if unrated there).")
+    rank_change: int | None = Field(description="plain_rank - rank: positive moves up under style control.")
+
+
+class ArenaStyle(SnapshotModel):
+    """The Arena page's Style control view: Bradley-Terry with covariates for how answers look."""
+
+    features: tuple[str, ...] = Field(description="Style features in use.")
+    n_battles: int = Field(ge=0, description="Battles fitted.")
+    metadata: ArenaStyleMetadata = Field(description="Style metadata accounting.")
+    method: ArenaStyleMethod = Field(description="Fit settings.")
+    coefficients: tuple[ArenaStyleCoefficient, ...] = Field(description="One per feature, in feature order.")
+    models: tuple[ArenaStyleModel, ...] = Field(description="Rated spellings by component, then styled rank.")
+    unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite styled rating.")
 class ArenaChange(SnapshotModel):
     """Rating-change statistics of one spelling over the saved history slices."""
 
@@ -528,6 +606,9 @@ class Arena(SnapshotModel):
     unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite rating.")
     winrate: ArenaWinrate = Field(description="Win-rate matrices.")
     history: tuple[ArenaSlice, ...] = Field(description="Rating history, oldest first (empty without timestamps).")
+    style: ArenaStyle | None = Field(
+        default=None, description="The style-controlled view (null when no battle carries usable conv_metadata).")
+    default_view: Literal["plain", "style"] = Field(default="plain", description="The view the Arena page opens with.")
     changes: tuple[ArenaChange, ...] = Field(
         default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
     )

@@ -1,8 +1,9 @@
 """Benchmark: the seed's Arena method against ``builder.pairwise``, and the battles reader
 against the read floor, on the same battles.
 
-    python tests/bench/bench_arena.py [--parts seed,floor,steady] [--sizes 100000,1000000] [--with-3m]
+    python tests/bench/bench_arena.py [--parts seed,floor,steady,style] [--sizes 100000,1000000] [--with-3m]
         [--seed-rounds 2] [--floor-sizes 1000000,3000000] [--memory-10m] [--cache DIR] [--reps 3] [--quick]
+        [--style-sizes 1000000,3000000]
 
 Part ``floor`` (issue 15): FastChat-format battles (150 models, ``conv_metadata`` and the
 other clean_battle fields, about 430 bytes a battle as JSON) are generated once per size into
@@ -36,6 +37,18 @@ process's:
 Prints one table: seconds, ratios, peak memory and the largest rating difference between
 the two fits (the seed stops at tol 1e-6, which can leave it a few tenths of a point short
 of the maximum). ``--with-3m`` adds 3M battles (ours, plus the seed's fit alone).
+
+Part ``style`` (issue 16) compares the style-controlled fit with sandwich intervals
+against LMArena's ``arena-rank`` (0.1.1) on the same Parquet file with ``conv_metadata``
+(150 models, a true length and bold effect), each as a whole process from the file to
+ratings with intervals: theirs ``pandas.read_parquet``, the four features from the
+metadata dicts, ``ContextualPairDataset.from_pandas``, ``ContextualBradleyTerry`` fit and
+sandwich; ours ``modelboards arena fit --style-control`` (one DuckDB scan of the file for
+the battles and the metadata counts, the styled fit, sandwich intervals, the JSON output).
+It prints both wall times and their ratio, the in-process ratio (our fit + sandwich against
+its dataset build + fit + sandwich), the largest rating / beta differences, and the peak
+memory (VmHWM) of our whole process at ``--style-sizes`` (default 1M and 3M; arena-rank at
+the first size only).
 """
 
 from __future__ import annotations
@@ -275,6 +288,164 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- style control (issue 16)
+
+
+def make_styled_battles(n: int, path: Path, seed: int = 0) -> None:
+    """``n`` battles with ``conv_metadata`` (a true length and bold effect), as Parquet."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.pairwise.battles import OUTCOMES
+    from builder.pairwise.simulate import StyleSpec, random_skills, simulate_battles
+
+    sim = simulate_battles(random_skills(N_MODELS, seed=seed, spread=150.0), n, seed=seed + 1, tie_prob=0.1,
+                           style=StyleSpec(effect={"tokens": 1.0, "bold": 0.3}))
+    names = np.array(sim.models, dtype=object)
+    fields: dict[str, pa.Array] = {}
+    for side, x in (("a", sim.style_a), ("b", sim.style_b)):
+        tok, head, bold, lists = (x[:, k] for k in range(4))
+        h1 = head // 4
+        h2 = (head - h1) // 2
+        zero = pa.array(np.zeros(n, np.int64))
+        fields[f"sum_assistant_{side}_tokens"] = pa.array(tok)
+        fields[f"header_count_{side}"] = pa.StructArray.from_arrays(
+            [pa.array(h1), pa.array(h2), pa.array(head - h1 - h2), zero, zero, zero],
+            names=["h1", "h2", "h3", "h4", "h5", "h6"])
+        fields[f"list_count_{side}"] = pa.StructArray.from_arrays(
+            [pa.array(lists // 3), pa.array(lists - lists // 3)], names=["ordered", "unordered"])
+        fields[f"bold_count_{side}"] = pa.StructArray.from_arrays(
+            [pa.array(bold - bold // 5), pa.array(bold // 5)], names=["**", "__"])
+    table = pa.table({
+        "model_a": pa.array(names[sim.model_a], pa.string()),
+        "model_b": pa.array(names[sim.model_b], pa.string()),
+        "winner": pa.array(np.array(OUTCOMES, dtype=object)[sim.outcome], pa.string()),
+        "tstamp": pa.array(sim.tstamp),
+        "conv_metadata": pa.StructArray.from_arrays(list(fields.values()), names=list(fields)),
+    })
+    pq.write_table(table, path)
+
+
+def child_arena_rank(path: str) -> dict:
+    """arena-rank from the Parquet file to style-controlled ratings with sandwich intervals."""
+    t_start = time.perf_counter()
+    import pandas as pd
+    from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
+    from arena_rank.utils.data_utils import ContextualPairDataset
+
+    t_import = time.perf_counter() - t_start
+    t0 = time.perf_counter()
+    df = pd.read_parquet(path)
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    meta = df["conv_metadata"]
+    keys = {"tokens": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"),
+            "headers": ("header_count_a", "header_count_b"),
+            "bold": ("bold_count_a", "bold_count_b"), "lists": ("list_count_a", "list_count_b")}
+
+    def count(v):
+        return sum(v.values()) if isinstance(v, dict) else v
+
+    cols = []
+    for f, (ka, kb) in keys.items():
+        xa = np.array([count(m[ka]) for m in meta], dtype=float)
+        xb = np.array([count(m[kb]) for m in meta], dtype=float)
+        den = xa + xb
+        den[den == 0] = 1.0
+        df[f] = (xa - xb) / den
+        cols.append(f)
+    features = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ds = ContextualPairDataset.from_pandas(df, cols, reweighted=False)
+    build = time.perf_counter() - t0
+    model = ContextualBradleyTerry(n_competitors=len(ds.competitors), n_features=len(cols))
+    t0 = time.perf_counter()
+    model.fit(ds)
+    np.asarray(model.params["ratings"])
+    t_fit = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = model.compute_ratings_and_cis(ds)
+    lower = np.asarray(res["rating_lower"])
+    sandwich = time.perf_counter() - t0
+    return {"import": t_import, "load": load, "features": features, "build": build, "fit": t_fit, "sandwich": sandwich,
+            "ratings": dict(zip(res["competitors"], np.asarray(res["ratings"]).tolist(), strict=False)),
+            "lower": dict(zip(res["competitors"], lower.tolist(), strict=False)),
+            "beta": np.asarray(res["coeffs"]).tolist(), "peak_mb": peak_mb()}
+
+
+def child_ours_styled(path: str) -> dict:
+    """Ours in process: one scan (battles and the conv_metadata feature columns), the styled
+    table with sandwich intervals, then the fit + sandwich alone (best of 3)."""
+    from builder.pairwise.arena_style import fit_styled_table
+    from builder.pairwise.scan import scan_battles
+    from builder.pairwise.style import STYLE_FEATURES, style_columns, style_feature_specs
+    from builder.pairwise.styled import build_style_dataset, fit_styled_bt, sandwich_styled
+
+    t0 = time.perf_counter()
+    with scan_battles(path, features=style_feature_specs(STYLE_FEATURES)) as scan:
+        battles = scan.battles()
+        styles = style_columns(scan, STYLE_FEATURES)
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    table = fit_styled_table(battles, styles, ci="sandwich")
+    whole_fit = time.perf_counter() - t0
+    out = {"load": load, "fit_table": whole_fit, "peak_mb": peak_mb(),
+           "ratings": {r["model"]: r["rating"] for r in table.rows},
+           "lower": {r["model"]: r["lower"] for r in table.rows},
+           "beta": [c["beta"] for c in table.style], "iterations": table.fit.iterations}
+    use = np.flatnonzero(styles.usable)
+
+    def fit_and_sandwich():
+        ds = build_style_dataset(battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use],
+                                 styles.raw[use], STYLE_FEATURES)
+        sandwich_styled(ds, fit_styled_bt(ds))
+
+    out["fit_sandwich"] = best(fit_and_sandwich, 3)
+    return out
+
+
+def run_timed(*args: str) -> tuple[dict, float]:
+    t0 = time.perf_counter()
+    res = run_child(*args)
+    return res, time.perf_counter() - t0
+
+
+def main_style(sizes: list[int]) -> None:
+    """Part ``style``: whole processes from the same Parquet file, and in process (see the docstring)."""
+    print(f"style control: {N_MODELS} models, conv_metadata in Parquet; {load_note()} "
+          "(a shared, loaded machine: ratios from one run)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, n in enumerate(sizes):
+            path = Path(tmp) / f"styled_{n}.parquet"
+            make_styled_battles(n, path)
+            if k == 0:  # warm the compiled kernels' cache (a fresh clone compiles once, then reuses it)
+                run_process(FIT_CHILD, "--input", str(path), "--style-control", "--output", str(Path(tmp) / "w.json"))
+            wall, peak = run_process(FIT_CHILD, "--input", str(path), "--style-control", "--output",
+                                     str(Path(tmp) / "ours.json"))
+            ours = run_child("ours-styled", str(path))
+            print(f"\n{n:,} battles: ours whole process (arena fit --style-control, sandwich) {wall:.2f} s, "
+                  f"peak {peak:.0f} MB; in process: scan {ours['load']:.2f} s, fit + sandwich + table "
+                  f"{ours['fit_table']:.3f} s; fit + sandwich alone {ours['fit_sandwich']:.3f} s "
+                  f"({ours['iterations']} Newton steps)")
+            if k == 0:
+                theirs, their_wall = run_timed("arena-rank", str(path))
+                inproc = theirs["build"] + theirs["fit"] + theirs["sandwich"]
+                print(f"  arena-rank whole process {their_wall:.2f} s (import {theirs['import']:.2f}, read_parquet "
+                      f"{theirs['load']:.2f}, features {theirs['features']:.2f}, dataset build {theirs['build']:.2f}, "
+                      f"fit {theirs['fit']:.2f}, sandwich {theirs['sandwich']:.2f} s); peak {theirs['peak_mb']:.0f} MB")
+                print(f"  ratio whole process: {their_wall / wall:.1f}x (target >= 5x); in process "
+                      f"(its build + fit + sandwich vs our fit + sandwich): {inproc / ours['fit_sandwich']:.0f}x "
+                      "(target >= 20x)")
+                dr = max(abs(ours["ratings"][m] - theirs["ratings"][m]) for m in theirs["ratings"])
+                dl = max(abs(ours["lower"][m] - theirs["lower"][m]) for m in theirs["lower"])
+                db = max(abs(a - b) for a, b in zip(ours["beta"], theirs["beta"], strict=False))
+                print(f"  max |difference| vs arena-rank (its default tolerances): rating {dr:.3f}, lower bound "
+                      f"{dl:.3f} points, beta {db:.2e}")
+            if n >= 3_000_000:
+                verdict = "yes" if peak < 1024 else "NO"
+                print(f"  peak memory of the whole process at {n:,} styled battles under 1 GB: {verdict}")
+
+
 def run_child(*args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     res = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env,
@@ -480,12 +651,14 @@ def steady_part(cache: Path, n: int = 1_000_000) -> None:
           + ", ".join(f"{t:.3f}" for t in times)
           + f" s; spread {spread:.2f}x (target <= 1.5x: {'yes' if spread <= 1.5 else 'NO'}); {load_note()}")
 
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--with-3m", action="store_true", help="also 3M battles (ours + the seed's fit alone)")
     ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
-    ap.add_argument("--parts", default="seed,floor,steady", help="which parts to run (seed, floor, steady)")
+    ap.add_argument("--parts", default="seed,floor,steady,style",
+                    help="which parts to run (seed, floor, steady, style)")
     ap.add_argument("--floor-sizes", default="1000000,3000000", help="battles per file for the read-floor part")
     ap.add_argument("--memory-10m", action="store_true",
                     help="also 10M battles in JSON Lines: peak memory of arena fit")
@@ -493,11 +666,17 @@ def main() -> None:
     ap.add_argument("--formats", default="json,jsonl,parquet", help="read-floor formats (json, jsonl, parquet)")
     ap.add_argument("--reps", type=int, default=3, help="runs per process in the read-floor part (median)")
     ap.add_argument("--quick", action="store_true", help="small sizes everywhere (100k and 300k), one rep")
+    ap.add_argument("--style-sizes", default="1000000,3000000",
+                    help="battles per file for the style part (arena-rank at the first size only)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         kind, path, *rest = args.child
-        if kind == "seed":
+        if kind == "arena-rank":
+            print(json.dumps(child_arena_rank(path)))
+        elif kind == "ours-styled":
+            print(json.dumps(child_ours_styled(path)))
+        elif kind == "seed":
             print(json.dumps(child_seed(path, int(rest[0]))))
         else:
             print(json.dumps(child_ours(path, [int(x) for x in rest[0].split(",") if x], rest[1] == "1")))
@@ -517,6 +696,9 @@ def main() -> None:
             steady_part(cache, 100_000 if args.quick else 1_000_000)
     if "seed" in parts:
         seed_part(args)
+    if "style" in parts:
+        print()
+        main_style([100_000] if args.quick else [int(x) for x in args.style_sizes.split(",")])
 
 
 def seed_part(args) -> None:

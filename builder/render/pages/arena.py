@@ -35,6 +35,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from builder.render import arena_style
 from builder.render.writer import SiteWriter, Snap, current
 from builder.snapshot.models import Arena, ArenaModel, ArenaWinrate, ModelFacts
 from builder.util.formats import ARENA_TABLE_COLUMNS
@@ -298,10 +299,24 @@ def render_arena(w: SiteWriter) -> None:
     w.file(RATINGS_CSV, render_ratings_csv(arena))
     w.file(RATINGS_JSON, render_ratings_json(arena))
     w.file(WINRATE_JSON, render_winrate_json(arena))
+    view = compute_arena_view(arena, snap.models)
+    # The Style control view reads the styled sub-object as plain data (builder.render.arena_style).
+    styled = {"style": None if arena.style is None else arena.style.model_dump(mode="json"),
+              "default_view": arena.default_view}
+    style = arena_style.compute_style_view(styled)
+    if style is not None:
+        index = spelling_identities(snap.models)
+        for r in style["rows"]:
+            r["identity"] = identity_for(r["model"], index)
+        w.file(arena_style.STYLE_RATINGS_CSV, arena_style.render_style_ratings_csv(styled))
+        w.file(arena_style.STYLE_RATINGS_JSON, arena_style.render_style_ratings_json(styled))
+        w.file(arena_style.STYLE_JSON, arena_style.render_style_json(styled))
     w.page("arena/index.html", "arena.html", title="Arena", section="arena",
            description="Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles.",
-           arena=arena, view=compute_arena_view(arena, snap.models),
-           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON)
+           arena=arena, view=view, style=style,
+           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON,
+           style_ratings_csv=arena_style.STYLE_RATINGS_CSV, style_ratings_json=arena_style.STYLE_RATINGS_JSON,
+           style_json=arena_style.STYLE_JSON)
 
 
 __all__ = [

@@ -1,0 +1,563 @@
+"""Style-controlled Bradley-Terry (LMArena's default view): ratings with covariates for how an answer looks.
+
+Model, per battle i between models a_i and b_i with standardised style features f_i
+(shape (k,), see ``builder.pairwise.style``)::
+
+    logit P(a_i beats b_i) = (r_a - r_b) + f_i . beta
+
+with outcome y_i = 1 (A won), 0 (B won) or 0.5 (a tie of either kind). The fit minimises
+
+    loss(r, beta) = -(1/n) sum_i w_i [y_i z_i - softplus(z_i)] + (lambda / 2) |beta|^2,
+    z_i = r_a - r_b + f_i . beta,
+
+with lambda = 1 by default and no penalty on the ratings, which are therefore defined up to
+a shift within each connected component; each component is centred on a mean r of zero.
+Reported ratings are on the Arena scale, ``r * scale / ln(base) + init`` (400 / ln 10, 1000),
+or shifted so one anchored model has a given rating. ``w_i`` is 1, or LMArena's
+inverse-frequency weight ``1 / max(n_pair, 50)`` normalised to mean 1 over the battles,
+``n_pair`` the battles of that unordered pair.
+
+This is the objective of ``arena-rank``'s ``ContextualBradleyTerry``; we reach its
+minimiser by Newton's method instead of L-BFGS. The structure makes Newton cheap: the
+ratings block of the Hessian is the graph Laplacian weighted by sum_i w_i p_i (1 - p_i) per
+pair, the cross block has k columns and the feature block is k x k, so one compiled pass
+over the battles yields the loss, gradient and whole Hessian (size n_models + k), which is
+factorised densely with one rating per component held fixed. Iterations stop when the
+largest step is below 1e-11 (about 2e-9 rating points): the gradient is then at rounding level.
+
+Sandwich intervals (``arena-rank``'s estimator, reproduced exactly): with p_i at the fit,
+per battle h_i = w_i p_i (1 - p_i) / n and g_i = (w_i (y_i - p_i))^2 / n,
+
+    H = sum_i h_i x_i x_i^T + 1e-5 I,           x_i = (e_a - e_b, f_i)
+    G = sum_i g_i x_i x_i^T - (lambda^2 / n) (0, beta)(0, beta)^T
+    Cov = H^-1 G H^-1 / n,
+
+and the bounds are ``estimate +- z sqrt(diag Cov)`` (z the normal quantile of the level),
+for ratings (then scaled) and for beta alike. H carries the 1e-5 ridge, not the penalty.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import scipy.linalg
+from numba import njit
+from scipy.special import ndtri
+
+from builder.errors import UserError
+from builder.pairwise.battles import BAD_KINDS, BattleReport, Battles
+from builder.pairwise.bt import (
+    BASE,
+    INIT,
+    SCALE,
+    NoFiniteRating,
+    Unrated,
+    analyse_graph,
+    count_pairs,
+    describe_unrated,
+    solve_group,
+)
+from builder.pairwise.sandwich import HESSIAN_REG, MIN_PAIR
+
+REG = 1.0
+
+_STEP_TOL = 1e-11  # natural-log-odds units
+_ROUND_TOL = 1e-8
+_MAX_ITER = 100
+_INF_AT = 50.0  # a bootstrap rating past this many log-odds from its group is infinite (no finite maximum)
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class StyleDataset:
+    """Battles of the style-controlled fit, shape (n,) unless stated.
+
+    ``a``/``b`` int32 codes into ``models``; ``outcome`` int8 codes of ``battles.OUTCOMES``;
+    ``features`` (n, k) float64, standardised (``mean``/``std`` shape (k,) are what was
+    removed); ``weights`` float64, ones or inverse-frequency weights with mean 1.
+    """
+
+    models: tuple[str, ...]
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    features: np.ndarray
+    weights: np.ndarray
+    feature_names: tuple[str, ...]
+    mean: np.ndarray
+    std: np.ndarray
+    reweighted: bool
+
+    @property
+    def n(self) -> int:
+        return int(self.a.shape[0])
+
+
+def pair_battle_counts(a: np.ndarray, b: np.ndarray, n_models: int) -> np.ndarray:
+    """Per battle, shape (n,): how many battles its unordered pair has in (a, b)."""
+    lo = np.minimum(a, b).astype(np.int64)
+    hi = np.maximum(a, b).astype(np.int64)
+    key = lo * n_models + hi
+    if n_models * n_models <= 1 << 24:
+        per = np.bincount(key, minlength=n_models * n_models)
+        out: np.ndarray = per[key].astype(np.float64)
+        return out
+    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+    found: np.ndarray = cnt[inv].astype(np.float64)
+    return found
+
+
+def inverse_frequency_weights(a: np.ndarray, b: np.ndarray, n_models: int, min_pair: int = MIN_PAIR) -> np.ndarray:
+    """LMArena's per-battle weights ``1 / max(n_pair, min_pair)``, normalised to mean 1."""
+    w: np.ndarray = 1.0 / np.maximum(pair_battle_counts(a, b, n_models), float(min_pair))
+    return w / float(w.mean())
+
+
+def build_style_dataset(
+    models: tuple[str, ...],
+    a: np.ndarray,
+    b: np.ndarray,
+    outcome: np.ndarray,
+    raw_features: np.ndarray,
+    feature_names: tuple[str, ...],
+    *,
+    reweight: bool = False,
+    min_pair: int = MIN_PAIR,
+    overwrite: bool = False,
+) -> StyleDataset:
+    """Standardise ``raw_features`` (n, k) over these battles and attach the weights.
+
+    ``overwrite``: standardise ``raw_features`` in place (a float64 C-contiguous array the
+    caller no longer needs), saving one copy of the feature matrix.
+    """
+    raw_features = np.asarray(raw_features, dtype=np.float64)
+    if raw_features.ndim != 2 or raw_features.shape[0] != a.shape[0]:
+        raise ValueError("raw_features must have shape (n_battles, k)")
+    z = raw_features if overwrite and raw_features.flags.c_contiguous else raw_features.copy()
+    mean = z.mean(axis=0)
+    std = z.std(axis=0)
+    std = np.where(std == 0, 1.0, std)
+    z -= mean
+    z /= std
+    n_models = len(models)
+    w = inverse_frequency_weights(a, b, n_models, min_pair) if reweight else np.ones(a.shape[0])
+    return StyleDataset(
+        models=tuple(models),
+        a=np.ascontiguousarray(a, dtype=np.int32),
+        b=np.ascontiguousarray(b, dtype=np.int32),
+        outcome=np.ascontiguousarray(outcome, dtype=np.int8),
+        features=np.ascontiguousarray(z),
+        weights=w,
+        feature_names=tuple(feature_names),
+        mean=mean,
+        std=std,
+        reweighted=reweight,
+    )
+
+
+# --------------------------------------------------------------------------- compiled pass
+
+
+@njit(cache=True, nogil=True)
+def _pass(a: Any, b: Any, outcome: Any, w: Any, f: Any, local: Any, x: Any, m: int,
+          mode: int) -> Any:  # pragma: no cover - compiled
+    """One pass over the battles at parameters ``x = (r[0..m), beta)``.
+
+    ``local`` maps model codes to positions in r (-1: left out, with its battles).
+    Returns (loss_sum, grad_sum, hess_sum, gcov_sum) of the unpenalised, unnormalised
+    negative log-likelihood sum_i w_i [softplus(z) - y z]; ``mode`` 0 loss only, 1 with
+    gradient and Hessian, 2 also the gradient outer-product sum G (for the sandwich).
+    """
+    n = a.shape[0]
+    k = f.shape[1]
+    d = m + k
+    loss = 0.0
+    grad = np.zeros(d)
+    hess = np.zeros((d, d)) if mode >= 1 else np.zeros((1, 1))
+    gcov = np.zeros((d, d)) if mode == 2 else np.zeros((1, 1))
+    for i in range(n):
+        wi = w[i]
+        if wi == 0.0:
+            continue
+        ia = local[a[i]]
+        ib = local[b[i]]
+        if ia < 0 or ib < 0:
+            continue
+        z = x[ia] - x[ib]
+        for j in range(k):
+            z += f[i, j] * x[m + j]
+        o = outcome[i]
+        y = 1.0 if o == 0 else (0.0 if o == 1 else 0.5)
+        if z > 0.0:
+            e = math.exp(-z)
+            sp = z + math.log1p(e)
+            p = 1.0 / (1.0 + e)
+        else:
+            e = math.exp(z)
+            sp = math.log1p(e)
+            p = e / (1.0 + e)
+        loss += wi * (sp - y * z)
+        if mode == 0:
+            continue
+        r = wi * (p - y)  # d loss / d z
+        grad[ia] += r
+        grad[ib] -= r
+        for j in range(k):
+            grad[m + j] += r * f[i, j]
+        h = wi * p * (1.0 - p)
+        hess[ia, ia] += h
+        hess[ib, ib] += h
+        hess[ia, ib] -= h
+        hess[ib, ia] -= h
+        for j in range(k):
+            hf = h * f[i, j]
+            hess[ia, m + j] += hf
+            hess[ib, m + j] -= hf
+            for q in range(j, k):
+                hess[m + j, m + q] += hf * f[i, q]
+        if mode == 2:
+            g = r * r
+            gcov[ia, ia] += g
+            gcov[ib, ib] += g
+            gcov[ia, ib] -= g
+            gcov[ib, ia] -= g
+            for j in range(k):
+                gf = g * f[i, j]
+                gcov[ia, m + j] += gf
+                gcov[ib, m + j] -= gf
+                for q in range(j, k):
+                    gcov[m + j, m + q] += gf * f[i, q]
+    if mode >= 1:
+        _mirror(hess, m, k)
+    if mode == 2:
+        _mirror(gcov, m, k)
+    return loss, grad, hess, gcov
+
+
+@njit(cache=True, nogil=True)
+def _mirror(mat: Any, m: int, k: int) -> None:  # pragma: no cover - compiled
+    """Fill the lower parts of the cross and feature blocks from the upper ones."""
+    for j in range(k):
+        for i in range(m):
+            mat[m + j, i] = mat[i, m + j]
+        for q in range(j + 1, k):
+            mat[m + q, m + j] = mat[m + j, m + q]
+
+
+# --------------------------------------------------------------------------- fit
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class StyledFit:
+    """A style-controlled fit. ``ratings`` shape (n_models,), Arena scale, NaN where unrated;
+    ``r`` the same in log-odds units (each component's mean 0); ``beta`` shape (k,), log-odds
+    per standard deviation of each feature."""
+
+    models: tuple[str, ...]
+    ratings: np.ndarray
+    r: np.ndarray
+    beta: np.ndarray
+    feature_names: tuple[str, ...]
+    component: np.ndarray  # int, (n_models,): component index (0 = most battles), -1 no battles
+    components: tuple[tuple[str, ...], ...]
+    unrated: tuple[Unrated, ...]
+    reg: float
+    scale: float
+    base: float
+    init: float
+    anchor: tuple[str, float] | None
+    iterations: int
+    n_battles: int  # battles fitted (both models rated)
+    max_gradient: float  # largest |gradient| of the loss at the solution
+
+    @property
+    def alpha(self) -> float:
+        """Rating points per log-odds unit: scale / ln(base)."""
+        return self.scale / math.log(self.base)
+
+    def rating_of(self, model: str) -> float:
+        return float(self.ratings[self.models.index(model)])
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _Problem:
+    ds: StyleDataset
+    local: np.ndarray  # int64 (n_models,): position in r, -1 if not fitted
+    members: np.ndarray  # model codes in r order
+    groups: tuple[np.ndarray, ...]  # positions in r of each fitted group (component)
+    free: np.ndarray  # positions in x that move (one rating per group held at 0)
+    reg: float
+
+
+def _problem(ds: StyleDataset, groups_codes: list[np.ndarray], reg: float) -> _Problem:
+    members = np.concatenate(groups_codes) if groups_codes else np.empty(0, np.int64)
+    local = np.full(len(ds.models), -1, dtype=np.int64)
+    local[members] = np.arange(members.size)
+    groups, start = [], 0
+    for g in groups_codes:
+        groups.append(np.arange(start, start + g.size))
+        start += g.size
+    m, k = members.size, ds.features.shape[1]
+    fixed = np.array([g[-1] for g in groups], dtype=np.int64)
+    free = np.setdiff1d(np.arange(m + k), fixed)
+    return _Problem(ds, local, members, tuple(groups), free, reg)
+
+
+def _evaluate(pr: _Problem, w: np.ndarray, x: np.ndarray, mode: int) -> tuple[float, Any, Any, Any]:
+    """Penalised mean loss, its gradient and Hessian (mode >= 1) at x; G sum in mode 2."""
+    ds = pr.ds
+    m = pr.members.size
+    loss, grad, hess, gcov = _pass(ds.a, ds.b, ds.outcome, w, ds.features, pr.local, x, m, mode)
+    n = ds.n
+    beta = x[m:]
+    loss = loss / n + 0.5 * pr.reg * float(beta @ beta)
+    if mode >= 1:
+        grad = grad / n
+        grad[m:] += pr.reg * beta
+        hess = hess / n
+        hess[np.arange(m, x.size), np.arange(m, x.size)] += pr.reg
+    return loss, grad, hess, gcov
+
+
+def _newton(pr: _Problem, w: np.ndarray, x0: np.ndarray, tol: float) -> tuple[np.ndarray, int, float]:
+    """Minimise the penalised loss over the free coordinates from x0. Returns (x, iterations, max |grad|)."""
+    x = x0.copy()
+    free = pr.free
+    loss, grad, hess, _ = _evaluate(pr, w, x, 1)
+    for it in range(1, _MAX_ITER + 1):
+        h = hess[np.ix_(free, free)]
+        try:
+            factor = scipy.linalg.cho_factor(h, check_finite=False)
+            step = -scipy.linalg.cho_solve(factor, grad[free], check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            step = -np.linalg.lstsq(h, grad[free], rcond=None)[0]
+        size = float(np.max(np.abs(step))) if step.size else 0.0
+        t = 1.0
+        while True:  # backtracking: the loss may not rise
+            cand = x.copy()
+            cand[free] += t * step
+            c_loss, c_grad, c_hess, _ = _evaluate(pr, w, cand, 1)
+            if c_loss <= loss + 1e-13 * abs(loss) or t < 1e-9:
+                break
+            t *= 0.5
+        x, loss, grad, hess = cand, c_loss, c_grad, c_hess
+        if size * t < tol:
+            return x, it, float(np.max(np.abs(grad[free]))) if free.size else 0.0
+    return x, _MAX_ITER, float(np.max(np.abs(grad[free]))) if free.size else 0.0
+
+
+def _centre(pr: _Problem, x: np.ndarray) -> np.ndarray:
+    x = x.copy()
+    for g in pr.groups:
+        x[g] -= x[g].mean()
+    return x
+
+
+def fit_styled_bt(
+    ds: StyleDataset,
+    *,
+    reg: float = REG,
+    scale: float = SCALE,
+    base: float = BASE,
+    init: float = INIT,
+    anchor: tuple[str, float] | None = None,
+    on_unidentifiable: Literal["raise", "drop"] = "raise",
+) -> StyledFit:
+    """Style-controlled ratings and coefficients (see the module docstring).
+
+    Models whose group won or lost every battle against the rest have no finite rating:
+    ``"raise"`` raises ``NoFiniteRating``, ``"drop"`` leaves them (and their battles) out
+    and lists them in ``unrated``. ``anchor=(model, rating)`` shifts that model's component.
+    """
+    if ds.n == 0:
+        raise UserError("style-controlled fit: no battles with usable style metadata")
+    battles = Battles(ds.models, ds.a, ds.b, ds.outcome, None,
+                      BattleReport("", ds.n, dict.fromkeys(BAD_KINDS, 0), {}, ds.n))
+    counts = count_pairs(battles)
+    st = analyse_graph(counts.n_models, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
+    unrated = tuple(Unrated(tuple(ds.models[c] for c in codes), describe_unrated(counts, codes))
+                    for codes, _ in st.unrated)
+    if unrated and on_unidentifiable == "raise":
+        raise NoFiniteRating(unrated)
+    pr = _problem(ds, [np.asarray(g, dtype=np.int64) for g in st.main], reg)
+    m, k = pr.members.size, ds.features.shape[1]
+    # Start from the plain Bradley-Terry ratings of the same battles (Newton on the pair
+    # counts, cheap): the style terms move them little, which saves Newton passes here.
+    x0 = np.zeros(m + k)
+    for g in st.main:
+        if g.size > 1:
+            beta10, _ = solve_group(counts, np.asarray(g, dtype=np.int64), scale=1.0, base=math.e)
+            x0[pr.local[g]] = beta10
+    x, iterations, gmax = _newton(pr, ds.weights, x0, _STEP_TOL)
+    x = _centre(pr, x)
+    alpha = scale / math.log(base)
+    n_models = len(ds.models)
+    r = np.full(n_models, np.nan)
+    r[pr.members] = x[:m]
+    ratings = init + alpha * r
+    component = np.full(n_models, -1, dtype=np.int64)
+    for c, members in enumerate(st.components):
+        component[members] = c
+    if anchor is not None:
+        ratings = _apply_anchor(ds.models, ratings, component, anchor)
+    fitted = int(np.count_nonzero((pr.local[ds.a] >= 0) & (pr.local[ds.b] >= 0)))
+    return StyledFit(
+        models=ds.models,
+        ratings=ratings,
+        r=r,
+        beta=x[m:].copy(),
+        feature_names=ds.feature_names,
+        component=component,
+        components=tuple(tuple(ds.models[c] for c in comp) for comp in st.components),
+        unrated=unrated,
+        reg=reg,
+        scale=scale,
+        base=base,
+        init=init,
+        anchor=anchor,
+        iterations=iterations,
+        n_battles=fitted,
+        max_gradient=gmax,
+    )
+
+
+def _apply_anchor(models: tuple[str, ...], ratings: np.ndarray, component: np.ndarray,
+                  anchor: tuple[str, float]) -> np.ndarray:
+    name, value = anchor
+    if name not in models:
+        raise UserError(f"anchor model {name!r} is not in the battles")
+    k = models.index(name)
+    if not np.isfinite(ratings[k]):
+        raise UserError(f"anchor model {name!r} has no finite rating")
+    out = ratings.copy()
+    same = component == component[k]
+    out[same] += value - ratings[k]
+    return out
+
+
+def _fit_problem(ds: StyleDataset, fit: StyledFit) -> _Problem:
+    rated = np.isfinite(fit.r)
+    groups = [np.flatnonzero(rated & (fit.component == c)) for c in np.unique(fit.component[rated])]
+    return _problem(ds, groups, fit.reg)
+
+
+def _point(pr: _Problem, fit: StyledFit) -> np.ndarray:
+    return np.concatenate([fit.r[pr.members], fit.beta])
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class StyledIntervals:
+    """Intervals of a styled fit. Ratings arrays shape (n_models,), Arena scale (NaN where
+    unrated); beta arrays shape (k,), log-odds units."""
+
+    kind: Literal["sandwich", "bootstrap"]
+    ci: float
+    lower: np.ndarray
+    upper: np.ndarray
+    median: np.ndarray  # the point ratings for the sandwich; the bootstrap median otherwise
+    beta_lower: np.ndarray
+    beta_upper: np.ndarray
+    rating_se: np.ndarray | None  # sandwich standard errors, rating points
+    beta_se: np.ndarray | None
+    rounds: int = 0
+    seed: int | None = None
+    degenerate_rounds: int = 0
+
+
+def sandwich_styled(ds: StyleDataset, fit: StyledFit, *, ci: float = 0.95,
+                    hessian_reg: float = HESSIAN_REG) -> StyledIntervals:
+    """``arena-rank``'s sandwich estimator over the joint (r, beta) (see the module docstring)."""
+    pr = _fit_problem(ds, fit)
+    m, k = pr.members.size, ds.features.shape[1]
+    x = _point(pr, fit)
+    _, _, hess_sum, gcov_sum = _pass(ds.a, ds.b, ds.outcome, ds.weights, ds.features, pr.local, x, m, 2)
+    n = ds.n
+    hess = hess_sum / n + hessian_reg * np.eye(m + k)
+    gcov = gcov_sum / n
+    theta = np.concatenate([np.zeros(m), fit.beta])
+    gcov -= (fit.reg**2 / n) * np.outer(theta, theta)
+    hinv = np.linalg.inv(hess)
+    var = np.einsum("ij,jk,ik->i", hinv, gcov, hinv) / n
+    se = np.sqrt(np.maximum(var, 0.0))
+    z = float(ndtri(0.5 + ci / 2.0))
+    alpha = fit.alpha
+    rating_se = np.full(len(ds.models), np.nan)
+    rating_se[pr.members] = alpha * se[:m]
+    lower = fit.ratings - z * rating_se
+    upper = fit.ratings + z * rating_se
+    beta_se = se[m:]
+    return StyledIntervals("sandwich", ci, lower, upper, fit.ratings.copy(), fit.beta - z * beta_se,
+                           fit.beta + z * beta_se, rating_se, beta_se)
+
+
+def bootstrap_styled(ds: StyleDataset, fit: StyledFit, rounds: int, seed: int, *, ci: float = 0.95) -> StyledIntervals:
+    """Percentile intervals from ``rounds`` resamples of the battles (with replacement).
+
+    A resample of n battles is drawn as per-battle multiplicities (``bincount`` of n uniform
+    draws; the same distribution as resampling rows), which multiply the weights; features
+    and weights keep the point fit's standardisation, as ``arena-rank``'s bootstrap does.
+    Every round is refitted by Newton from the point estimate, with its own child of
+    ``SeedSequence(seed)``, and centred on the point fit's mean rating of each group. A
+    round where some group won or lost every resampled battle against the rest gives it
+    +inf or -inf, a model without resampled battles NaN; such rounds count as degenerate.
+    """
+    if rounds < 1:
+        raise ValueError("rounds must be >= 1")
+    pr = _fit_problem(ds, fit)
+    m, k = pr.members.size, ds.features.shape[1]
+    x0 = _point(pr, fit)
+    n = ds.n
+    children = np.random.SeedSequence(seed).spawn(rounds)
+    samples = np.full((rounds, len(ds.models)), np.nan)
+    betas = np.full((rounds, k), np.nan)
+    degenerate = 0
+    alpha = fit.alpha
+    for t, child in enumerate(children):
+        rng = np.random.default_rng(child)
+        mult = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.float64)
+        w = ds.weights * mult
+        x, _, gmax = _newton(pr, w, x0, _ROUND_TOL)
+        for g in pr.groups:
+            codes = pr.members[g]
+            x[g] += fit.r[codes].mean() - x[g].mean()
+        r = x[:m]
+        bad = ~np.isfinite(r) | (np.abs(r - x0[:m]) > _INF_AT)
+        n_models = len(ds.models)
+        played = (np.bincount(ds.a, mult, n_models) + np.bincount(ds.b, mult, n_models))[pr.members]
+        if bad.any() or not np.isfinite(gmax) or (played == 0).any():
+            degenerate += 1
+            r = np.where(bad, np.sign(r - x0[:m]) * np.inf, r)
+            r = np.where(played == 0, np.nan, r)  # no resampled battle: no rating this round
+        samples[t, pr.members] = fit.ratings[pr.members] + alpha * (r - x0[:m])
+        betas[t] = x[m:]
+    from builder.pairwise.bootstrap import quantiles
+
+    lo, hi = (1.0 - ci) / 2.0, (1.0 + ci) / 2.0
+    lower, median, upper = quantiles(samples, [lo, 0.5, hi])
+    b_lower, b_upper = np.quantile(betas, [lo, hi], axis=0)
+    return StyledIntervals("bootstrap", ci, lower, upper, median, b_lower, b_upper, None, None,
+                           rounds=rounds, seed=seed, degenerate_rounds=degenerate)
+
+
+__all__ = [
+    "HESSIAN_REG",
+    "MIN_PAIR",
+    "REG",
+    "StyleDataset",
+    "StyledFit",
+    "StyledIntervals",
+    "bootstrap_styled",
+    "build_style_dataset",
+    "fit_styled_bt",
+    "inverse_frequency_weights",
+    "pair_battle_counts",
+    "sandwich_styled",
+]
