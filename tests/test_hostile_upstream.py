@@ -51,7 +51,7 @@ FAULT_AT = "2026-11-30T12:45:00+00:00"
 PEAK_MB = 600
 MAX_BYTES = 4_000_000
 BATTLES_MAX_BYTES = 16_000_000  # the battles dump's cap: the bundled demo battles carry conv_metadata (10.4 MB)
-TIMEOUT, DEADLINE = 0.6, 2.0
+TIMEOUT, DEADLINE = 1.5, 3.0  # idle timeout and total deadline; room for a loaded machine's test server
 
 # source name -> (kind, payload file name, the file's good bytes); livebench and
 # terminal-bench are multi-file and handled apart.
