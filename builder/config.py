@@ -98,10 +98,17 @@ class SourceConfig(Strict):
     "Publication-date hint when the payload carries none (LMArena files have no dates inside)."
     recorded_date: dt.date | None = None
     "Fetch date of the recorded payload (offline builds), so a fresh clone dates it the same way."
-    timeout: float = 30.0
-    "Seconds per HTTP request."
-    max_bytes: int = 50_000_000
-    "Size cap per HTTP response, bytes."
+    timeout: float = Field(default=30.0, gt=0)
+    "Idle timeout, seconds: the longest wait to connect or between two reads of one HTTP response."
+    deadline: float = Field(default=300.0, gt=0)
+    "Total deadline, seconds, for one download (connect, headers, whole body): a server that drips bytes is cut off."
+    max_bytes: int = Field(default=50_000_000, gt=0)
+    "Size cap per HTTP response, bytes (after content decoding, so a gzip bomb stops here too)."
+    redirect_hosts: list[str] = Field(default_factory=list)
+    "Other host names a redirect may lead to; a redirect to the URL's own host is always followed, any other refused."
+    min_records: int = Field(default=1, ge=0)
+    """Plausibility: a new payload must yield at least this many usable records (rows, models or prices,
+    excluded rows not counted), else the source fails and its last good payload stays."""
     options: dict[str, Any] = Field(default_factory=dict)
     "Kind-specific options (e.g. Terminal-Bench ``commit``, LiveBench ``index_url``)."
 
@@ -229,6 +236,17 @@ class FoldingConfig(Strict):
     "Provider prefixes stripped before folding."
 
 
+class ArenaReaderConfig(Strict):
+    """How battles files are read: DuckDB, embedded, one connection per read."""
+
+    memory_limit: str = Field(default="512MB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*$")
+    "DuckDB's memory limit for one read, e.g. 512MB or 2GB; past it DuckDB spills to temp_directory."
+    temp_directory: str | None = None
+    "Folder DuckDB spills to past the memory limit (default: the system temp folder), relative to the working folder."
+    threads: int | None = Field(default=None, ge=1)
+    "DuckDB worker threads for the scan (default: one per core)."
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -236,8 +254,18 @@ class ArenaConfig(Strict):
     "Recorded battles file (JSON, JSONL, CSV or Parquet), relative to package data or absolute."
     live_url: str | None = None
     "Public clean_battle dump for ``--live`` (streamed to disk with resume and a size cap)."
-    live_max_bytes: int = 4_000_000_000
+    live_max_bytes: int = Field(default=4_000_000_000, gt=0)
     "Size cap for the live battles dump, bytes."
+    live_timeout: float = Field(default=60.0, gt=0)
+    "Idle timeout of the live battles download, seconds (connect, or between two reads)."
+    live_deadline: float = Field(default=3600.0, gt=0)
+    "Total deadline of one attempt at the live battles download, seconds (a partial file is kept for the next run)."
+    live_redirect_hosts: list[str] = Field(default_factory=list)
+    "Other host names a redirect of ``live_url`` may lead to (its own host is always allowed)."
+    live_min_battles: int = Field(default=1, ge=1)
+    "Plausibility: a downloaded dump must hold at least this many valid battles, else the last good dump stays."
+    live_max_bad_share: float = Field(default=0.05, ge=0, le=1)
+    "Plausibility: at most this share of a downloaded dump's rows may be bad (missing or same model, unknown winner)."
     anony_only: bool = False
     "Keep anonymous votes only."
     bootstrap: int = 200
@@ -252,6 +280,30 @@ class ArenaConfig(Strict):
     "Pairs with fewer battles are left out of the win-rate MAE."
     top_heatmap: int = 20
     "Models shown in the predicted win-rate heatmap."
+    reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
+    "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
+
+
+class UncertaintyConfig(Strict):
+    """Intervals, rank ranges and tie groups of the role boards: a seeded bootstrap of the board
+    arithmetic (see ``builder.scoring.uncertainty`` and the Methodology page). It never changes a
+    board's R, score, rank, labels or order, so it is not part of the method id."""
+
+    rounds: int = Field(default=1000, ge=0)
+    "Bootstrap rounds per snapshot; 0 turns the feature off (no intervals, no Rank (UB), no tie markers)."
+    seed: int = Field(default=42, ge=0)
+    "Seed of the one ``random.Random(seed)`` stream every draw comes from, in the documented order."
+
+    @field_validator("rounds")
+    @classmethod
+    def _enough_rounds(cls, v: int) -> int:
+        if 0 < v < MIN_UNCERTAINTY_ROUNDS:
+            raise ValueError(f"rounds must be 0 (off) or at least {MIN_UNCERTAINTY_ROUNDS}, got {v}")
+        return v
+
+
+MIN_UNCERTAINTY_ROUNDS = 20
+"Fewest bootstrap rounds that give a 2.5-97.5% interval at all (below that both ends are the extremes)."
 
 
 class EvalSuiteConfig(Strict):
@@ -347,6 +399,13 @@ class FetchSettings(Strict):
     "First backoff delay, seconds (doubles each attempt)."
     store: str = ".modelboards/store"
     "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
+    lock_timeout: float = Field(default=900.0, ge=0)
+    "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
+
+
+class ChangesConfig(Strict):
+    score_threshold: float = Field(default=10.0, gt=0)
+    "The What changed page lists a score move when a board row's unrounded R moved by at least this (Arena points)."
 
 
 class SiteConfig(Strict):
@@ -380,8 +439,12 @@ class SiteConfig(Strict):
     "The operator's own eval suites."
     index: IndexConfig = Field(default_factory=IndexConfig)
     "The Capability Index."
+    uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
+    "Bootstrap intervals, rank ranges and tie groups on every role board."
     demo: bool = False
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
+    changes: ChangesConfig = Field(default_factory=ChangesConfig)
+    "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:
@@ -444,6 +507,8 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text at byte {exc.start}: save the file as UTF-8") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read config: {exc.strerror}") from None
     try:

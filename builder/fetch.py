@@ -25,13 +25,27 @@ Fetch plans, per kind:
   read it in memory, keep ``results/**.json`` with the top folder stripped. Absolute
   member names, ``..`` components, links and special files are ignored, never extracted.
 
-HTTP: one ``httpx.Client`` per run (User-Agent from ``fetch.user_agent``, redirects
-followed), a timeout of ``source.timeout`` seconds per request, up to ``fetch.retries``
-attempts per request with exponential backoff (``fetch.backoff`` seconds, doubling:
-wait_n = backoff * 2**(n-1)) on connection errors, timeouts, incomplete bodies and 5xx
-responses; 4xx responses and oversize bodies are not retried. The body is streamed and the
-request aborted as soon as it exceeds ``source.max_bytes`` (a larger Content-Length aborts
-before reading anything).
+HTTP: one ``httpx.Client`` per run (User-Agent from ``fetch.user_agent``), an idle timeout
+of ``source.timeout`` seconds (to connect, and between two reads) and a total deadline of
+``source.deadline`` seconds per download (connect, headers and the whole body: a server
+that drips one byte at a time is cut off there), up to ``fetch.retries`` attempts per request
+with exponential backoff (``fetch.backoff`` seconds, doubling: wait_n = backoff * 2**(n-1))
+on connection errors, idle timeouts, incomplete bodies and 5xx responses; 4xx responses,
+oversize bodies, refused redirects and downloads cut off by the deadline are not retried.
+The body is streamed and the request aborted as soon as it exceeds ``source.max_bytes``
+after content decoding (a larger Content-Length aborts before reading anything; a gzip bomb
+stops at the cap).
+
+Redirects are followed by hand, at most ``MAX_REDIRECTS``, and only to the URL's own host or
+to a host listed in ``source.redirect_hosts``, never from https down to http; the final URL
+is what the payload's ``origin`` records. Requests to ``https://api.github.com`` carry the
+``GITHUB_TOKEN`` environment variable as a bearer token when it is set (GitHub limits
+anonymous API calls to 60 an hour per address); no other host ever sees it.
+
+Plausibility: a payload is accepted only if its kind's parser reads it *and* it yields at
+least ``source.min_records`` usable records (``builder.sources.plausible``), so an empty
+``{}``, ``[]`` or header-only CSV from a broken upstream job fails the source instead of
+replacing its last good payload.
 
 A failure of one source never stops the others and never touches its stored payload: its
 status says failed, with the reason and the date of the payload kept. A stored payload is
@@ -45,15 +59,19 @@ import contextlib
 import io
 import json
 import logging
+import os
 import re
+import socket
 import sys
 import tarfile
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 import tenacity
@@ -95,54 +113,228 @@ class FetchError(Exception):
 
 # --------------------------------------------------------------------------- HTTP
 
+MAX_REDIRECTS = 5
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+GITHUB_API_HOST = "api.github.com"
+TOKEN_ENV = "GITHUB_TOKEN"
 
-def make_client(settings: FetchSettings) -> httpx.Client:
-    """The one HTTP client of a run (timeouts are given per request, per source)."""
-    return httpx.Client(headers={"User-Agent": settings.user_agent}, follow_redirects=True)
+
+def make_client(settings: FetchSettings, transport: httpx.BaseTransport | None = None) -> httpx.Client:
+    """The one HTTP client of a run (timeouts are given per request, per source).
+
+    Redirects are not followed by httpx (``open_stream`` follows the allowed ones); no
+    connection is kept alive, so every request opens its own socket and the total deadline
+    can always reach it.
+    """
+    return httpx.Client(
+        headers={"User-Agent": settings.user_agent, "Accept-Encoding": "gzip, deflate"},  # what ContentDecoder reads
+        follow_redirects=False, transport=transport,
+        limits=httpx.Limits(max_keepalive_connections=0),
+    )  # fmt: skip
 
 
-def _get_once(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> tuple[bytes, int]:
-    """One GET, body streamed under the size cap; raises FetchError."""
+def auth_headers(url: str) -> dict[str, str]:
+    """``Authorization`` for a request to the GitHub API over https when ``GITHUB_TOKEN`` is set; else none."""
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    parts = urlsplit(url)
+    if token and parts.scheme == "https" and (parts.hostname or "").lower() == GITHUB_API_HOST:
+        return {"Authorization": f"Bearer {token}"}
+    return {}
+
+
+class Deadline:
+    """The total time one download may take. ``trace`` (an httpcore trace hook) remembers the
+    sockets the request opens; when the time is up a timer shuts them down, which ends any
+    read in progress, however slowly the server drips bytes or headers."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def timeout(self, idle: float) -> httpx.Timeout:
+        """Per-request timeouts: the idle timeout, never beyond the deadline."""
+        return httpx.Timeout(max(0.001, min(idle, self.remaining())))
+
+    def check(self, url: str) -> None:
+        if self.expired or self.remaining() <= 0:
+            self.expired = True
+            raise self.error(url)
+
+    def error(self, url: str) -> FetchError:
+        return FetchError(f"exceeded the total deadline of {self.seconds:g} s fetching {url} (server too slow)")
+
+    def trace(self, name: str, info: dict[str, Any]) -> None:
+        if name not in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            with self._lock:
+                self._sockets.append(sock)
+                if self.expired:
+                    _shutdown(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def check_redirect(start: str, current: str, target: str, allowed_hosts: list[str] | tuple[str, ...]) -> None:
+    """Raise FetchError unless a redirect from ``current`` to ``target`` may be followed: an
+    http(s) URL on the starting URL's own host or a listed one, never https -> http."""
+    t, c = urlsplit(target), urlsplit(current)
+    if t.scheme not in ("http", "https") or not t.hostname:
+        raise FetchError(f"redirect to a non-http(s) URL refused: {target!r} (from {current})")
+    if c.scheme == "https" and t.scheme == "http":
+        raise FetchError(f"redirect from https to plain http refused: {target} (from {current})")
+    host = t.hostname.lower()
+    own = (urlsplit(start).hostname or "").lower()
+    if host != own and host not in {h.lower() for h in allowed_hosts}:
+        raise FetchError(
+            f"redirect to another host refused: {target} (from {current}); "
+            f"list {host!r} in the source's redirect_hosts to allow it"
+        )
+
+
+@contextlib.contextmanager
+def open_stream(
+    client: httpx.Client, url: str, *, timeout: float, deadline: Deadline,
+    allowed_hosts: list[str] | tuple[str, ...] = (), headers: dict[str, str] | None = None,
+) -> Iterator[tuple[httpx.Response, str]]:
+    """GET ``url``, following allowed redirects; yields ``(response, final URL)``, body unread.
+
+    Raises FetchError for a refused redirect or too many of them; httpx errors pass through.
+    """
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        deadline.check(current)
+        with client.stream(
+            "GET", current, timeout=deadline.timeout(timeout), headers={**(headers or {}), **auth_headers(current)},
+            extensions={"trace": deadline.trace},
+        ) as resp:  # fmt: skip
+            location = resp.headers.get("location")
+            if resp.status_code in REDIRECT_CODES and location:
+                target = urljoin(current, location)
+                check_redirect(url, current, target, allowed_hosts)
+                current = target
+                continue
+            yield resp, current
+            return
+    raise FetchError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
+
+
+def _get_once(
+    client: httpx.Client, url: str, timeout: float, max_bytes: int, deadline_s: float = 300.0,
+    allowed_hosts: list[str] | tuple[str, ...] = (),
+) -> tuple[bytes, int, str]:
+    """One GET, redirects checked, body streamed under the size cap and the total deadline;
+    returns ``(body, HTTP status, final URL)``; raises FetchError."""
+    deadline = Deadline(deadline_s)
     try:
-        with client.stream("GET", url, timeout=timeout) as resp:
+        with deadline, open_stream(client, url, timeout=timeout, deadline=deadline, allowed_hosts=allowed_hosts) as (
+            resp, final,
+        ):  # fmt: skip
             code = resp.status_code
             if code >= 500:
-                raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
+                raise FetchError(f"HTTP {code} from {final}", http_status=code, retryable=True)
             if code >= 400 or not 200 <= code < 300:
-                raise FetchError(f"HTTP {code} from {url}", http_status=code)
+                raise FetchError(f"HTTP {code} from {final}", http_status=code)
             length = resp.headers.get("content-length", "")
             if length.isdigit() and int(length) > max_bytes:
                 raise FetchError(
                     f"response too large: Content-Length {int(length)} bytes exceeds the cap of {max_bytes} bytes "
-                    f"({url})",
+                    f"({final})",
                     http_status=code,
                 )
             body = bytearray()
-            for chunk in resp.iter_bytes():
+            decoder = ContentDecoder(resp.headers.get("content-encoding", ""), final)
+            # (a response built in memory, as by httpx.MockTransport, has its body already read)
+            for raw in [resp.content] if resp.is_stream_consumed else resp.iter_raw():
+                chunk, overflow = decoder.feed(raw, max_bytes - len(body) + 1)
                 body += chunk
-                if len(body) > max_bytes:
+                if overflow or len(body) > max_bytes:
                     raise FetchError(
-                        f"response too large: more than the cap of {max_bytes} bytes, aborted ({url})",
+                        f"response too large: more than the cap of {max_bytes} bytes, aborted ({final})",
                         http_status=code,
                         received=len(body),
                     )
-            return bytes(body), code
-    except httpx.TimeoutException as exc:
-        raise FetchError(f"timed out after {timeout:g} s ({type(exc).__name__}) fetching {url}",
-                         retryable=True) from exc
-    except httpx.ConnectError as exc:
-        raise FetchError(f"connection failed to {url}: {exc}", retryable=True) from exc
-    except httpx.RemoteProtocolError as exc:
-        raise FetchError(f"incomplete response (truncated body) from {url}: {exc}", retryable=True) from exc
-    except httpx.TransportError as exc:
-        raise FetchError(f"network error fetching {url}: {type(exc).__name__}: {exc}", retryable=True) from exc
+                deadline.check(final)
+            deadline.check(final)
+            return bytes(body), code, final
     except httpx.HTTPError as exc:
-        raise FetchError(f"HTTP error fetching {url}: {type(exc).__name__}: {exc}") from exc
+        if deadline.expired:
+            raise deadline.error(url) from exc
+        raise _transport_error(exc, url, timeout) from exc
 
 
-def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int,
-              settings: FetchSettings) -> tuple[bytes, int]:
-    """GET ``url`` with retries and backoff; return ``(body, HTTP status)`` or raise FetchError."""
+class ContentDecoder:
+    """Undo the response's Content-Encoding (gzip or deflate) with bounded output: ``feed``
+    never returns more than the room left under the size cap, so a gzip bomb costs memory
+    up to the cap, never its expanded size (httpx's own decoder expands a whole chunk)."""
+
+    def __init__(self, encoding: str, url: str) -> None:
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            self._d = None
+        elif coding in ("gzip", "x-gzip"):
+            self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif coding == "deflate":
+            self._d = zlib.decompressobj(zlib.MAX_WBITS)
+        else:
+            raise FetchError(f"unsupported Content-Encoding {encoding!r} from {url}")
+        self.url = url
+
+    def feed(self, data: bytes, room: int) -> tuple[bytes, bool]:
+        """``(decoded bytes, True when more than room would come out)``."""
+        if self._d is None:
+            return data[:room], len(data) > room
+        try:
+            out = self._d.decompress(data, max(1, room))
+        except zlib.error as exc:
+            raise FetchError(f"corrupt compressed body from {self.url}: {exc}") from exc
+        return out, bool(self._d.unconsumed_tail) or len(out) > room
+
+
+def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> FetchError:
+    """The FetchError for an httpx error (all retryable but protocol misuse)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return FetchError(f"timed out after {timeout:g} s ({type(exc).__name__}) fetching {url}", retryable=True)
+    if isinstance(exc, httpx.ConnectError):
+        return FetchError(f"connection failed to {url}: {exc}", retryable=True)
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return FetchError(f"incomplete response (truncated body) from {url}: {exc}", retryable=True)
+    if isinstance(exc, httpx.TransportError):
+        return FetchError(f"network error fetching {url}: {type(exc).__name__}: {exc}", retryable=True)
+    return FetchError(f"HTTP error fetching {url}: {type(exc).__name__}: {exc}")
+
+
+def fetch_url(
+    client: httpx.Client, url: str, *, timeout: float, max_bytes: int, settings: FetchSettings,
+    deadline: float = 300.0, allowed_hosts: list[str] | tuple[str, ...] = (),
+) -> tuple[bytes, int, str]:
+    """GET ``url`` with retries and backoff; return ``(body, HTTP status, final URL)`` or raise FetchError."""
     retrying = tenacity.Retrying(
         stop=tenacity.stop_after_attempt(settings.retries),
         wait=tenacity.wait_exponential(multiplier=settings.backoff),
@@ -152,7 +344,7 @@ def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int,
                                          rs.outcome.exception() if rs.outcome else None),
     )
     try:
-        return retrying(_get_once, client, url, timeout, max_bytes)
+        return retrying(_get_once, client, url, timeout, max_bytes, deadline, allowed_hosts)
     except tenacity.RetryError as err:
         last = err.last_attempt.exception()
         assert isinstance(last, FetchError)
@@ -161,6 +353,14 @@ def fetch_url(client: httpx.Client, url: str, *, timeout: float, max_bytes: int,
             http_status=last.http_status,
             received=last.received,
         ) from last
+
+
+def _fetch_source_url(
+    client: httpx.Client, source: SourceConfig, url: str, settings: FetchSettings
+) -> tuple[bytes, int, str]:
+    """``fetch_url`` with the source's timeout, deadline, size cap and allowed redirect hosts."""
+    return fetch_url(client, url, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings,
+                     deadline=source.deadline, allowed_hosts=source.redirect_hosts)
 
 
 # --------------------------------------------------------------------------- fetch plans
@@ -207,13 +407,14 @@ def pick_livebench_files(names: list[str]) -> tuple[str, str]:
     return table, cats[-1][1]
 
 
-def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes],
-                                                                                                  int]:
+def _livebench_plan(
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings
+) -> tuple[dict[str, bytes], int, str]:
     index_url = source.options.get("index_url")
     if not index_url:
         raise FetchError("livebench needs options.index_url (the GitHub contents-API listing of its public/ folder)")
     assert source.url is not None
-    body, _ = fetch_url(client, index_url, timeout=source.timeout, max_bytes=source.max_bytes, settings=settings)
+    body, _, _ = _fetch_source_url(client, source, index_url, settings)
     try:
         listing = json.loads(body)
         if not isinstance(listing, list):
@@ -224,11 +425,10 @@ def _livebench_plan(client: httpx.Client, source: SourceConfig, settings: FetchS
     table, categories = pick_livebench_files(names)
     base = source.url if source.url.endswith("/") else source.url + "/"
     files: dict[str, bytes] = {}
-    code = 200
+    code, final = 200, base
     for name in (table, categories):
-        files[name], code = fetch_url(client, base + name, timeout=source.timeout, max_bytes=source.max_bytes,
-                                      settings=settings)
-    return files, code
+        files[name], code, final = _fetch_source_url(client, source, base + name, settings)
+    return files, code, final
 
 
 def extract_results(blob: bytes, max_bytes: int) -> dict[str, bytes]:
@@ -267,20 +467,20 @@ def extract_results(blob: bytes, max_bytes: int) -> dict[str, bytes]:
     return files
 
 
-def _fetch_plan(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> tuple[dict[str, bytes], int]:
-    """Run the kind's fetch plan: ``({file: bytes}, HTTP status of the last response)``."""
+def _fetch_plan(
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings
+) -> tuple[dict[str, bytes], int, str]:
+    """Run the kind's fetch plan: ``({file: bytes}, HTTP status of the last response, its final URL)``."""
     if not source.url:
         raise FetchError("no live URL configured")
     if source.kind == "livebench":
         return _livebench_plan(client, source, settings)
     if source.kind == "terminal_bench":
-        blob, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes,
-                               settings=settings)
-        return extract_results(blob, source.max_bytes), code
+        blob, code, final = _fetch_source_url(client, source, source.url, settings)
+        return extract_results(blob, source.max_bytes), code, final
     if source.kind in SINGLE_FILE_KINDS:
-        body, code = fetch_url(client, source.url, timeout=source.timeout, max_bytes=source.max_bytes,
-                               settings=settings)
-        return {single_file_name(source): body}, code
+        body, code, final = _fetch_source_url(client, source, source.url, settings)
+        return {single_file_name(source): body}, code, final
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
 
 
@@ -345,7 +545,8 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
 
 
 def check_payload(payload: Payload, source: SourceConfig) -> None:
-    """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload.
+    """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload,
+    or FetchError("implausible payload: ...") unless it yields ``source.min_records`` usable records.
 
     A ``UserError`` from the parser of a local source (the operator's own file, e.g. the
     curated metadata) propagates: it is the operator's mistake, reported as one line.
@@ -356,13 +557,19 @@ def check_payload(payload: Payload, source: SourceConfig) -> None:
     try:
         from builder.sources import parse_payload
 
-        parse_payload(payload, source)
+        result = parse_payload(payload, source)
     except UserError as exc:
         if _is_local(source):  # the operator's own file: one clear line, exit code 2
             raise
         raise FetchError(f"unparseable payload: {exc}", received=size) from exc
     except Exception as exc:  # the parser's verdict, whatever its exception type
         raise FetchError(f"unparseable payload: {type(exc).__name__}: {exc}", received=size) from exc
+    if not _is_local(source):  # the operator's own file may be as short as they like
+        from builder.sources.plausible import check_plausible
+
+        problem = check_plausible(result, source)
+        if problem is not None:
+            raise FetchError(f"implausible payload: {problem}", received=size)
 
 
 # --------------------------------------------------------------------------- the stage
@@ -391,8 +598,8 @@ def _fetch_one(
     code: int | None = None
     try:
         if live and not local:
-            files, code = _fetch_plan(client, source, settings)
-            payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin or "")
+            files, code, origin = _fetch_plan(client, source, settings)
+            payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin)
         else:
             payload = read_recorded(source, base)
         check_payload(payload, source)
@@ -406,6 +613,7 @@ def _fetch_one(
         else:  # a bug must not stop the other sources; keep the traceback in the debug log
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
+        error = " ".join(error.split())  # one line, whatever the server or a library said
         kept = read_payload_info(store_dir, source.name)
         kept_at = kept.fetched_at if kept is not None and _usable(kept.live, live, source) else None
         status = FetchStatus(

@@ -7,6 +7,18 @@ only for the rest with an HTTP ``Range`` request. A server that ignores ``Range`
 instead of 206) restarts the file from zero. Only a complete, capped download is renamed to
 ``<store>/battles/<file>``, so the previous complete dump stays in use until a new one has
 fully arrived. The attempt's status (``FetchStatus``) is written beside it.
+
+A complete download must still pass two checks before it may replace the stored dump:
+
+* it is read by the project's own battles reader (``builder.pairwise.scan.read_battles``, the DuckDB
+  reader the Arena fit uses, in bounded memory, so the check follows the reader when it changes): an
+  invalid JSON Lines body, raw gzip bytes or an HTML error page is refused;
+* plausibility: at least ``arena.live_min_battles`` valid battles, and at most
+  ``arena.live_max_bad_share`` of the rows bad (a missing or same model, an unknown winner).
+
+A refused dump is deleted (it is complete, so resuming it would only repeat it) and the
+status says why. Redirects, the idle timeout (``arena.live_timeout``) and the total deadline
+of one attempt (``arena.live_deadline``) work as for every other source (``builder.fetch``).
 """
 
 from __future__ import annotations
@@ -26,7 +38,8 @@ import tenacity
 
 import builder.fetch as fetch_module
 from builder.config import ArenaConfig, FetchSettings
-from builder.fetch import FetchError, make_client
+from builder.errors import UserError
+from builder.fetch import Deadline, FetchError, make_client, open_stream
 from builder.records import FetchStatus
 from builder.util.io import write_text_atomic
 
@@ -43,6 +56,7 @@ class Download:
     bytes: int
     resumed_from: int
     http_status: int
+    final_url: str
 
 
 def _file_name(url: str) -> str:
@@ -51,21 +65,23 @@ def _file_name(url: str) -> str:
 
 
 def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float, max_bytes: int,
-                   report) -> Download:
+                   report, deadline_s: float = 3600.0, allowed_hosts: list[str] | tuple[str, ...] = ()) -> Download:
     """One GET of the rest of ``url`` appended to ``part``; raises FetchError."""
     have = part.stat().st_size if part.exists() else 0
     # Byte ranges only make sense on the file as stored: ask for no content coding.
     headers = {"Accept-Encoding": "identity", **({"Range": f"bytes={have}-"} if have else {})}
+    deadline = Deadline(deadline_s)
     try:
-        with client.stream("GET", url, timeout=timeout, headers=headers) as resp:
+        with deadline, open_stream(client, url, timeout=timeout, deadline=deadline, allowed_hosts=allowed_hosts,
+                                   headers=headers) as (resp, final):
             code = resp.status_code
             if code == 416 and have:  # nothing left to send: the part file is complete
                 total = resp.headers.get("content-range", "").rpartition("/")[2]
                 if total.isdigit() and int(total) == have:
-                    return Download(part, have, have, code)
+                    return Download(part, have, have, code, final)
                 part.unlink()
-                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting", http_status=code,
-                                 retryable=True)
+                raise FetchError(f"HTTP 416 from {url}: the partial file does not match; restarting",
+                                 http_status=code, retryable=True)
             if code >= 500:
                 raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
             if code not in (200, 206):
@@ -73,26 +89,59 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
             start = have if code == 206 else 0  # 200: the server ignored Range, start over
             length = resp.headers.get("content-length", "")
             if length.isdigit() and start + int(length) > max_bytes:
-                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of {max_bytes} "
-                                 f"bytes ({url})",
-                                 http_status=code)
+                raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of "
+                                 f"{max_bytes} bytes ({url})", http_status=code)
             done = start
             with open(part, "ab" if start else "wb") as fh:
                 for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
                     done += len(chunk)
                     if done > max_bytes:
-                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, aborted "
-                                         f"({url})",
-                                         http_status=code)
+                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, "
+                                         f"aborted ({url})", http_status=code)
                     fh.write(chunk)
                     report(done, int(length) + start if length.isdigit() else None)
-            return Download(part, done, start, code)
-    except httpx.TimeoutException as exc:
-        raise FetchError(f"timed out after {timeout:g} s fetching {url} (kept {_size(part)} bytes to resume)",
-                         retryable=True) from exc
-    except httpx.TransportError as exc:
-        raise FetchError(f"network error fetching {url}: {type(exc).__name__} (kept {_size(part)} bytes to resume)",
-                         retryable=True) from exc
+                    deadline.check(url)
+            deadline.check(url)
+            return Download(part, done, start, code, final)
+    except FetchError as exc:
+        if deadline.expired and "deadline" not in str(exc):
+            raise FetchError(f"{deadline.error(url)} (kept {_size(part)} bytes to resume)") from exc
+        raise
+    except httpx.HTTPError as exc:
+        if deadline.expired:
+            raise FetchError(f"{deadline.error(url)} (kept {_size(part)} bytes to resume)") from exc
+        err = fetch_module._transport_error(exc, url, timeout)  # the same reasons as every other source
+        raise FetchError(f"{err} (kept {_size(part)} bytes to resume)", retryable=err.retryable) from exc
+
+
+def check_battles_dump(path: Path, arena: ArenaConfig) -> str | None:
+    """Why the downloaded dump at ``path`` must not be used (None: it may).
+
+    Reads it with the battles reader the Arena fit uses, then applies the plausibility
+    thresholds ``arena.live_min_battles`` and ``arena.live_max_bad_share``.
+    """
+    from builder.pairwise.scan import read_battles
+
+    try:
+        battles = read_battles(path)
+    except UserError as exc:
+        return str(exc).replace(str(path), path.name.removeprefix(CANDIDATE_PREFIX))
+    except Exception as exc:  # whatever the reader makes of garbage, it is not a dump
+        return f"{type(exc).__name__}: {exc}"
+    report = battles.report
+    bad = sum(report.bad_rows.values())
+    valid = report.rows_read - bad
+    if valid < arena.live_min_battles:
+        return f"{valid} valid battles, fewer than arena.live_min_battles = {arena.live_min_battles}"
+    share = bad / report.rows_read if report.rows_read else 1.0
+    if share > arena.live_max_bad_share:
+        kinds = ", ".join(f"{k} {n}" for k, n in report.bad_rows.items() if n)
+        return (f"{bad} of {report.rows_read} rows are bad ({kinds}): a share of {share:.0%} is over "
+                f"arena.live_max_bad_share = {arena.live_max_bad_share:g}")
+    return None
+
+
+CANDIDATE_PREFIX = ".candidate-"
 
 
 def _size(path: Path) -> int:
@@ -135,10 +184,13 @@ def battles_dir(store_dir: Path) -> Path:
 
 
 def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, *, progress: bool = False,
-                  now: datetime | None = None, timeout: float = 60.0) -> FetchStatus:
+                  now: datetime | None = None, timeout: float | None = None) -> FetchStatus:
     """Download ``arena.live_url`` into the store (resuming a partial download); never raises
-    for an upstream failure: the status says what happened and the last complete dump stays."""
+    for an upstream failure: the status says what happened and the last complete dump stays.
+
+    ``timeout`` overrides ``arena.live_timeout`` (the idle timeout)."""
     now = now or datetime.now(UTC)
+    timeout = arena.live_timeout if timeout is None else timeout
     url = arena.live_url or ""
     folder = battles_dir(store_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -147,8 +199,9 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
     previous = read_battles_status(store_dir)
     kept_at = previous.payload_fetched_at if previous and final.exists() else None
 
-    def failed(error: str, http_status: int | None = None) -> FetchStatus:
-        status = FetchStatus("arena-battles", False, http_status, error, _size(part), None, now, kept_at, url, True)
+    def failed(error: str, http_status: int | None = None, origin: str = url) -> FetchStatus:
+        error = " ".join(error.split())  # one line, whatever the server or a library said
+        status = FetchStatus("arena-battles", False, http_status, error, _size(part), None, now, kept_at, origin, True)
         write_battles_status(store_dir, status)
         return status
 
@@ -165,7 +218,7 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
     try:
         with make_client(settings) as client:
             got = retrying(_download_once, client, url, part, timeout=timeout, max_bytes=arena.live_max_bytes,
-                           report=report)
+                           report=report, deadline_s=arena.live_deadline, allowed_hosts=arena.live_redirect_hosts)
     except tenacity.RetryError as err:
         last = err.last_attempt.exception()
         return failed(f"{last} (gave up after {settings.retries} attempts)", getattr(last, "http_status", None))
@@ -175,8 +228,15 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
         return failed(str(exc), exc.http_status)
     finally:
         report.close()
-    os.replace(part, final)
-    status = FetchStatus("arena-battles", True, got.http_status, None, got.bytes, _sha256(final), now, now, url, True)
+    candidate = folder / (CANDIDATE_PREFIX + name)  # same suffix: the reader tells the format by it
+    os.replace(part, candidate)
+    problem = check_battles_dump(candidate, arena)
+    if problem is not None:
+        candidate.unlink(missing_ok=True)
+        return failed(f"battles dump refused: {problem}; the last good dump stays", got.http_status, got.final_url)
+    os.replace(candidate, final)
+    status = FetchStatus("arena-battles", True, got.http_status, None, got.bytes, _sha256(final), now, now,
+                         got.final_url, True)
     write_battles_status(store_dir, status)
     log.info("battles: %d bytes (resumed from byte %d)", got.bytes, got.resumed_from)
     return status

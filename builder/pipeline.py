@@ -20,12 +20,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from builder.config import SiteConfig, resolve_data_path
-from builder.errors import CheckFailed
+from builder.errors import CheckFailed, UserError
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
-from builder.snapshot.models import Snapshot
+from builder.snapshot.attempt import RefreshAttempt
+from builder.snapshot.models import Snapshot, Source
 from builder.util.io import as_utc, parse_utc
+
+if TYPE_CHECKING:
+    from builder.render.site import ChangeLog
 
 log = logging.getLogger(__name__)
 
@@ -130,26 +135,64 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
     """The day's snapshot from the stored payloads: the Arena and eval-suite sections, then the
     role boards and the Capability Index scored with them (``scoring.boards.compute_snapshot``).
 
-    The previous day's snapshot (for movement) must load: a broken one is a ``UserError``.
+    The previous day's snapshot gives the movement column; one that does not load never
+    blocks today's build: movement is then left out (``build`` warns, naming the file).
+    After a live fetch the battles dump is one of the snapshot's sources (``battles_source``).
     """
     from builder.scoring.boards import compute_snapshot
     from builder.snapshot import previous_snapshot
 
     inputs = gather_inputs(cfg, base)
-    previous = previous_snapshot(snapshots_dir, as_utc(now).date())
+    try:
+        previous = previous_snapshot(snapshots_dir, as_utc(now).date())
+    except UserError as exc:
+        log.warning("no movement today: the previous snapshot does not load (%s): restore it from version control "
+                    "or delete it", exc)
+        previous = None
     live = any(s is not None and s.live for s in inputs.statuses.values())
     battles = battles_path(cfg, base, live=live)
     arena = None
     if battles is not None:
         from builder.pairwise.arena import compute_arena_section
 
-        arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        try:
+            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        except UserError as exc:
+            if not live:
+                raise  # the operator's own battles file: one line, exit code 2
+            # a stored upstream dump that no longer reads (the reader got stricter) never stops a build
+            log.warning("arena: the stored battles dump is not usable, no Arena section today: %s", exc)
     evals = None
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
         evals = compute_evals_section(cfg.evals, base)
-    return compute_snapshot(inputs, cfg, now, previous, arena=arena, evals=evals)
+    snapshot = compute_snapshot(inputs, cfg, now, previous, arena=arena, evals=evals)
+    if live and cfg.arena.enabled and cfg.arena.live_url:
+        extra = battles_source(cfg, base, contributing=arena is not None)
+        snapshot = snapshot.model_copy(update={"sources": (*snapshot.sources, extra)})
+    return snapshot
+
+
+BATTLES_SOURCE = "arena-battles"
+
+
+def battles_source(cfg: SiteConfig, base: Path, *, contributing: bool) -> Source:
+    """The live battles dump as one of the snapshot's ``sources`` (status of its latest fetch)."""
+    from builder.fetch import store_path
+    from builder.fetch_battles import read_battles_status
+
+    st = read_battles_status(store_path(cfg, base))
+    return Source(
+        name=BATTLES_SOURCE, title="LMArena battles dump (Arena page)", kind="arena_battles",
+        status="missing" if st is None else ("ok" if st.ok else "failed"),
+        error=st.error if st is not None else None, licence="no licence stated (votes cited)",
+        attribution="LMArena (lmarena.ai), public clean_battle dump", homepage="https://lmarena.ai/leaderboard",
+        url=cfg.arena.live_url, published=None,
+        fetched_at=st.fetched_at.isoformat() if st is not None else None,
+        payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
+        contributing=contributing,
+    )  # fmt: skip
 
 
 def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
@@ -207,33 +250,62 @@ def build(
     now: datetime | None = None,
     snapshots_dir: Path | None = None,
     progress: bool = False,
+    change_log: ChangeLog | None = None,
 ) -> BuildReport:
-    """The whole job: fetch, parse, select, score, write the snapshot, render, verify."""
+    """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
+
+    Runs holding the project lock (``builder.util.lock``): a second build waits for this one.
+    ``change_log`` makes the "what changed" documents of the rendered snapshots (the command
+    passes ``builder.history.diff.compute_change_log``: the pipeline does not import history).
+    """
+    from builder.render.site import recover_site
+    from builder.util.lock import project_lock
+
+    check_base_url(base_url)  # before anything is fetched or written
+    out = out or base / "site"
+    with project_lock(base, cfg.fetch.lock_timeout):
+        recover_site(out)  # a site a killed build left renamed away is back before anything else
+        return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
+                      snapshots_dir=snapshots_dir, progress=progress, change_log=change_log)
+
+
+def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str | None, strict: bool,
+           now: datetime | None, snapshots_dir: Path | None, progress: bool,
+           change_log: ChangeLog | None) -> BuildReport:
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
+    from builder.snapshot.attempt import write_attempt
 
     now = now or datetime.now(UTC)
-    out = out or base / "site"
     snaps = snapshots_dir or snapshots_path(cfg, base)
     t = Timings()
+    with t.stage("check"):
+        check_operator_files(cfg, base, live=live)  # a bad one stops the run before anything is written
     with t.stage("fetch"):
         statuses = fetch_everything(cfg, base, live=live, progress=progress, now=now)
+        attempt = attempt_from_statuses(statuses, now, live=live)
+        write_attempt(attempt, snaps)
     with t.stage("score"):
         snapshot = compute_full_snapshot(cfg, base, now, snaps)
     with t.stage("snapshot"):
         path, action = write_snapshot(snapshot, snaps)
         if action == "empty":
             # Nothing scored: keep showing the newest saved day (the guards judge its age).
-            saved = [p for p in list_snapshots(snaps) if p.stem <= snapshot.date]
-            path = saved[-1] if saved else path
-            current = load_snapshot(path) if saved else snapshot
+            current = snapshot
+            for p in reversed([p for p in list_snapshots(snaps) if p.stem <= snapshot.date]):
+                try:  # the newest readable one (a corrupt day is reported with the history below)
+                    current, path = load_snapshot(p), p
+                    break
+                except UserError:
+                    continue
         else:
             current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
     with t.stage("render"):
-        history = [load_snapshot(p) for p in list_snapshots(snaps) if p != path]
+        history, skipped = load_old_snapshots(snaps, exclude=path)
 
         def _render(tmp: Path) -> list[str]:
-            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url)
+            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt,
+                                   change_log=change_log)
             verify_or_fail(tmp)
             return warnings
 
@@ -242,11 +314,66 @@ def build(
     if action == "empty":
         warnings.insert(0, "no rows on any board: today's snapshot was not saved"
                         + (f"; the site shows {path.name}" if path.exists() else ""))
-    warnings = [*(f"source {s.source} failed: {s.error}" for s in failed), *warnings]
+    warnings = [*(f"source {s.source} failed: {s.error}" for s in failed), *skipped, *warnings]
     report = BuildReport(path, action, out, warnings, t, statuses)
     if strict and warnings:
         raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
     return report
+
+
+def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
+    """Read every file of the operator's own before the fetch: each eval suite's files and,
+    offline, the configured battles file. Raises UserError (one line naming file and line)."""
+    if cfg.evals:
+        from builder.evals.section import read_suite_files
+
+        for suite in cfg.evals:
+            read_suite_files(suite, base)
+    path = battles_path(cfg, base, live=False) if not live else None
+    if path is not None:
+        from builder.pairwise.battles import BattleFilters
+        from builder.pairwise.scan import read_battles
+
+        read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
+
+
+def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tuple[list[Snapshot], list[str]]:
+    """Every readable saved snapshot but ``exclude``, and one warning per unreadable one.
+
+    A corrupt old day never blocks today's build: it is left out of the history and the
+    archive, and the warning names the file and what to do about it.
+    """
+    from builder.snapshot import list_snapshots, load_snapshot
+
+    history, skipped = [], []
+    for p in list_snapshots(snapshots_dir):
+        if exclude is not None and p == exclude:
+            continue
+        try:
+            history.append(load_snapshot(p))
+        except UserError as exc:
+            skipped.append(f"unreadable snapshot skipped ({exc}): restore it from version control "
+                           f"(git checkout -- {p}) or delete it")
+    return history, skipped
+
+
+def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bool) -> RefreshAttempt:
+    """The typed record of this refresh attempt (``builder.snapshot.attempt``) from the fetch statuses."""
+    from builder.snapshot.attempt import SourceAttempt
+
+    return RefreshAttempt(at=at, live=live, sources=tuple(
+        SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=s.error, http_status=s.http_status,
+                      payload_fetched_at=s.payload_fetched_at)
+        for s in statuses
+    ))  # fmt: skip
+
+
+def check_base_url(base_url: str | None) -> None:
+    """Refuse a ``--base-url`` that is not an absolute http(s) URL (one line, exit code 2)."""
+    from builder.util.text import safe_url
+
+    if base_url is not None and safe_url(base_url) is None:
+        raise UserError(f"--base-url: must be an absolute http(s) URL, got {base_url!r}")
 
 
 def verify_or_fail(site_dir: Path) -> None:

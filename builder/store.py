@@ -39,6 +39,7 @@ from typing import Any
 
 from builder.records import FetchStatus, Payload
 from builder.util.io import write_text_atomic
+from builder.util.testhooks import pause_point
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,8 @@ def write_payload(store_dir: Path, payload: Payload, status: FetchStatus) -> Non
     keys = {k: safe_key(k) for k in payload.files}
     store_dir.mkdir(parents=True, exist_ok=True)
     current = _recover(store_dir, payload.source)
+    for leftover in store_dir.glob(f".{payload.source}.new-*"):  # a killed write's (callers hold the lock)
+        shutil.rmtree(leftover, ignore_errors=True)
     old = store_dir / f".{payload.source}.old"
     tmp = Path(tempfile.mkdtemp(prefix=f".{payload.source}.new-", dir=store_dir))
     try:
@@ -143,6 +146,7 @@ def write_payload(store_dir: Path, payload: Payload, status: FetchStatus) -> Non
             shutil.rmtree(old)
         if current.exists():
             os.replace(current, old)
+        pause_point("store-between-renames")
         os.replace(tmp, current)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

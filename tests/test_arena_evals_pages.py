@@ -236,6 +236,34 @@ def test_every_arena_row_matches_the_snapshot(built):
             assert float(p1.attrs["x1"]) > float(p2.attrs["x1"])
 
 
+def test_arena_page_shows_the_rating_changes(built):
+    snap, site, _ = built
+    arena = snap["arena"]
+    changes = arena["changes"]
+    # the saved statistics are those of the saved history (no refit at render time)
+    path = {}
+    for sl in sorted(arena["history"], key=lambda s: s["date"]):
+        for m in sl["models"]:
+            path.setdefault(m["model"], []).append(m["rating"])
+    assert {c["model"] for c in changes} == set(path)
+    for c in changes:
+        vals = path[c["model"]]
+        assert (c["initial"], c["final"], c["highest"], c["lowest"], c["slices"]) == (
+            vals[0], vals[-1], max(vals), min(vals), len(vals))
+    table = parse(site / "arena" / "index.html").find("table", id="changes-table")
+    assert "sortable" in table.classes()
+    rows = {tr.attrs["data-model"]: tr for tr in table.find("tbody").direct("tr")}
+    assert list(rows) == [c["model"] for c in changes]
+    keys = [th.attrs.get("data-key") for th in table.find("thead").find_all("th")]
+    for c in changes:
+        by_key = dict(zip(keys, rows[c["model"]].direct("td"), strict=True))
+        for k in ("initial", "final", "change", "highest", "lowest", "volatility", "slices"):
+            assert same(fkey(by_key[k]), c[k]), (c["model"], k)
+        assert by_key["change"].text.strip() == f"{c['change']:+.1f}"
+        want = "–" if c["volatility"] is None else f"{c['volatility']:.1f}"
+        assert by_key["volatility"].text.strip() == want
+
+
 def test_arena_charts_method_and_links(built):
     snap, site, _ = built
     arena = snap["arena"]

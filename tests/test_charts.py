@@ -43,6 +43,38 @@ def _front(points):
     return compute_pareto_frontier([PricePoint(k, p, s) for k, p, s in points])
 
 
+def test_distribution_quartiles_whiskers_and_bins():
+    import numpy as np
+
+    from builder.charts.distribution import (
+        compute_box_summary,
+        compute_histogram,
+        compute_rating_distribution,
+        nice_width,
+        quantile,
+    )
+
+    values = [1000.0, 1010.0, 1012.0, 1020.0, 1030.0, 1031.0, 1040.0, 1200.0]
+    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
+        assert quantile(values, p) == pytest.approx(float(np.quantile(values, p)))
+    named = [(f"m{k}", v) for k, v in enumerate(values)]
+    box = compute_box_summary(named)
+    # q1 = 1010 + 0.75 * 2 = 1011.5; q3 = 1031 + 0.25 * 9 = 1033.25; IQR 21.75, fences 978.875 and 1065.875
+    assert (box.q1, box.median, box.q3) == pytest.approx((1011.5, 1025.0, 1033.25))
+    assert (box.whisker_lo, box.whisker_hi) == (1000.0, 1040.0)
+    assert [(o.name, o.rating) for o in box.outliers] == [("m7", 1200.0)]
+    assert box.mean == pytest.approx(sum(values) / 8) and box.n == 8
+    assert nice_width(1000, 1200) == 20.0 and nice_width(5, 5) == 1.0
+    bins = compute_histogram(named, 20.0)
+    assert (bins[0].lo, bins[-1].hi, len(bins)) == (1000.0, 1220.0, 11)
+    assert [b.count for b in bins] == [3, 3, 1, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert bins[1].models == ("m5", "m4", "m3")  # best first
+    assert sum(b.count for b in bins) == 8
+    doc = compute_rating_distribution([{"name": n, "rating": v} for n, v in named], title="T", unit="U")
+    assert doc["n"] == 8 and doc["box"]["outliers"] == [{"name": "m7", "rating": 1200.0}]
+    assert compute_rating_distribution([], title="T", unit="U") is None
+
+
 def test_pareto_frontier_hand_built_case():
     res = _front([
         ("a", 1.0, 1300),     # cheapest: on
@@ -167,7 +199,7 @@ def _panels(html: str) -> dict[str, str]:
 
 def _marks(panel_html: str) -> int:
     svg = re.search(r"<svg class=\"chart-svg.*?</svg>", panel_html, re.DOTALL)
-    return len(re.findall(r'<(?:path|circle|g) class="mark[ "]', svg.group(0))) if svg else 0
+    return len(re.findall(r'<(?:path|circle|rect|g) class="mark[ "]', svg.group(0))) if svg else 0
 
 
 def test_pages_and_data_files_exist(built):
@@ -283,6 +315,9 @@ def test_static_svg_has_one_mark_per_data_point(built):
         assert _marks(rk[s["id"]]) == sum(len(m["points"]) for m in s["models"]) > 0
     sp = page("spread")
     assert _marks(sp["arena"]) == len(docs["spread"]["arena"]["models"])
+    dist = docs["spread"]["distribution"]
+    assert _marks(sp["arena-distribution"]) == sum(b["count"] > 0 for b in dist["bins"]) > 0
+    assert '<g class="box"><title>median' in sp["arena-distribution"]
     for b in docs["spread"]["boards"]:
         assert _marks(sp[b["id"]]) == len(b["points"])
     # every chart page: a caption, a table and the link to its data

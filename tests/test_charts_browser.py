@@ -77,6 +77,7 @@ def _expected_marks(kind: str, doc: dict) -> dict[str, int]:
         return {s["id"]: sum(len(m["points"]) for m in s["models"]) for s in doc["series"]}
     out = {b["id"]: len(b["points"]) for b in doc["boards"]}
     out["arena"] = len(doc["arena"]["models"])
+    out["arena-distribution"] = sum(b["count"] > 0 for b in doc["distribution"]["bins"])
     return out
 
 
@@ -161,6 +162,104 @@ def test_history_adds_and_removes_lines(open_chart, site):
     assert page.locator(".chart-panel:not([hidden]) svg[data-static='0'] .band").count() > 0
 
 
+def _zoom_state(page) -> tuple[float, str, str]:
+    svg = page.locator(".chart-panel:not([hidden]) svg[data-static='0']")
+    return float(svg.get_attribute("data-zoom")), svg.get_attribute("data-x0"), svg.get_attribute("data-x1")
+
+
+def _cx(page) -> list[float]:
+    return page.eval_on_selector_all(".chart-panel:not([hidden]) svg[data-static='0'] .mark",
+                                     "ms => ms.map(m => +m.getAttribute('cx'))")
+
+
+def test_history_zooms_and_pans_by_keyboard_buttons_and_mouse(open_chart, site):
+    _, out = site
+    s = json.loads((out / "data" / "charts" / "history.json").read_text(encoding="utf-8"))["series"][0]
+    first, last = s["dates"][0], s["dates"][-1]
+    page, _ = open_chart("history")
+    panel = ".chart-panel:not([hidden])"
+    assert page.locator(f"{panel} .zoom-controls").is_visible()
+    assert _zoom_state(page) == (1.0, first, last)
+    assert page.locator(f"{panel} .zoom-status").inner_text().startswith("Showing every date")
+    # keyboard on the focused chart
+    frame = page.locator(f"{panel} .chart-frame")
+    assert frame.get_attribute("tabindex") == "0" and "arrows pan" in frame.get_attribute("aria-label")
+    frame.focus()
+    before = _cx(page)
+    page.keyboard.press("+")
+    page.keyboard.press("+")
+    k, x0, x1 = _zoom_state(page)
+    assert k == pytest.approx(2.25) and first < x0 < x1 < last  # zoomed on the middle of the time axis
+    assert "zoom 2.3" in page.locator(f"{panel} .zoom-status").inner_text()
+    spread_before = max(before) - min(before)
+    after = _cx(page)
+    assert max(after) - min(after) == pytest.approx(spread_before * 2.25, rel=1e-3)  # marks moved with the axis
+    assert page.locator(f"{panel} svg[data-static='0'] .plot[clip-path]").count() == 1  # clipped to the plot
+    page.keyboard.press("ArrowLeft")
+    _, e0, e1 = _zoom_state(page)
+    assert e0 < x0 and e1 < x1  # earlier dates in view
+    for _ in range(20):
+        page.keyboard.press("ArrowLeft")
+    assert _zoom_state(page)[1] == first  # panning stops at the first date
+    page.keyboard.press("0")
+    assert _zoom_state(page) == (1.0, first, last)
+    # buttons
+    page.click(f"{panel} .zoom-in")
+    assert _zoom_state(page)[0] == pytest.approx(1.5)
+    mid0 = _zoom_state(page)[1]
+    page.click(f"{panel} .pan-later")
+    assert _zoom_state(page)[1] > mid0  # later dates in view
+    page.click(f"{panel} .zoom-out")
+    page.click(f"{panel} .zoom-out")
+    assert _zoom_state(page)[0] == 1.0  # never below the whole range
+    page.click(f"{panel} .zoom-in")
+    # the zoom survives adding a line
+    extra = next(m for m in s["models"] if m["key"] not in s["default"])
+    page.fill(f"{panel} .picker-input", extra["name"])
+    page.keyboard.press("Enter")
+    assert _zoom_state(page)[0] == pytest.approx(1.5)
+    page.click(f"{panel} .zoom-reset")
+    assert _zoom_state(page) == (1.0, first, last)
+    # mouse: Ctrl + wheel zooms, a plain wheel scrolls the page, a drag pans
+    chart = page.locator(f"{panel} svg[data-static='0']")
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.4)
+    page.mouse.wheel(0, -100)
+    assert _zoom_state(page)[0] == 1.0
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.4)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -100)
+    page.keyboard.up("Control")
+    k, x0, _ = _zoom_state(page)
+    assert k > 1.0 and x0 > first
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.65, box["y"] + box["height"] * 0.4, steps=5)
+    page.mouse.up()
+    assert _zoom_state(page)[0] == k and _zoom_state(page)[1] < x0  # dragged towards earlier dates
+
+
+def test_spread_draws_the_arena_rating_distribution(open_chart, site):
+    _, out = site
+    d = json.loads((out / "data" / "charts" / "spread.json").read_text(encoding="utf-8"))["distribution"]
+    page, _ = open_chart("spread")
+    page.select_option("#chart-board", "chart-arena-distribution")
+    panel = ".chart-panel:not([hidden])"
+    bars = page.locator(f"{panel} svg[data-static='0'] .mark.bar")
+    assert bars.count() == sum(b["count"] > 0 for b in d["bins"])
+    heights = bars.evaluate_all("bs => bs.map(b => +b.getAttribute('height'))")
+    counts = [b["count"] for b in d["bins"] if b["count"] > 0]
+    top = max(counts)
+    assert [round(h / max(heights) * top, 6) for h in heights] == pytest.approx(counts)  # height ~ count
+    assert page.locator(f"{panel} svg[data-static='0'] .box .median").count() == 1
+    assert page.locator(f"{panel} svg[data-static='0'] .box .outlier").count() == len(d["box"]["outliers"])
+    bars.first.hover()
+    tip = page.locator("#chart-tooltip")
+    assert tip.is_visible() and "model" in tip.inner_text()
+
+
 def test_dark_mode_swaps_the_palette(open_chart):
     colours = {}
     for scheme in ("light", "dark"):
@@ -196,8 +295,9 @@ def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
     context = browser.new_context(bypass_csp=True)  # axe is injected as a script: bypass the CSP for this only
     failures = {}
     try:
-        for path, board in [("", None)] + [(f"{k}/", None) for k in KINDS] + [("history/", "chart-arena"),
-                                                                                ("spread/", "chart-arena")]:
+        pages = [("", None)] + [(f"{k}/", None) for k in KINDS] + [
+            ("history/", "chart-arena"), ("spread/", "chart-arena"), ("spread/", "chart-arena-distribution")]
+        for path, board in pages:
             page = context.new_page()
             page.goto(f"{origin}/s/charts/{path}")
             if path:
@@ -212,3 +312,25 @@ def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
     finally:
         context.close()
     assert failures == {}
+
+
+def test_price_quality_draws_each_interval_as_an_error_bar(open_chart, site):
+    """With and without JavaScript, one error bar per point that has a bootstrap interval,
+    spanning the interval on the score axis (the mark's own tooltip says the numbers)."""
+    _, out = site
+    doc = json.loads((out / "data" / "charts" / "price-quality.json").read_text(encoding="utf-8"))
+    board = doc["boards"][0]
+    with_interval = [p for p in board["points"] if p["r_lo"] is not None]
+    assert with_interval and all(p["r_lo"] < p["r_hi"] for p in with_interval)
+    page, _ = open_chart("price-quality", java_script_enabled=False)
+    panel = page.locator(".chart-panel").first
+    assert panel.locator("svg[data-static='1'] .error-bar").count() == len(with_interval)
+    assert "95% bootstrap interval" in panel.locator("figcaption").inner_text()
+    page, _ = open_chart("price-quality")
+    drawn = page.locator("#charts .chart-panel:not([hidden]) svg[data-static='0']")
+    assert drawn.locator(".error-bar").count() == len(with_interval)
+    # a bar is taller than the mark it belongs to: the interval spans several score points
+    heights = drawn.locator(".error-bar").evaluate_all("els => els.map(e => e.getBBox().height)")
+    assert min(heights) > 1
+    drawn.locator(".mark").first.hover()
+    assert "95% interval" in page.locator("#chart-tooltip").inner_text()

@@ -34,3 +34,18 @@ def test_board_csv_neutralises_a_hostile_model_name():
     cells = rows[1]
     assert "'=cmd|' /C calc'!A0" in cells
     assert not any(c.startswith("=") for c in cells)
+
+
+def test_select_csv_neutralises_a_hostile_model_name():
+    """``modelboards select --format csv`` escapes formula cells like the site's downloads."""
+    from builder.scoring.select import SELECT_COLUMNS, write_select
+
+    row = dict.fromkeys(SELECT_COLUMNS, None)
+    row.update(source="arena", feed="arena/text", evaluator="lmarena", model="=cmd|' /C calc'!A0",
+               identity="@evil", raw=-1.5, selected=False, reason="+SUM(1)")
+    out = io.StringIO()
+    write_select([row], "csv", out)
+    header, values = list(csv.reader(io.StringIO(out.getvalue())))
+    cells = dict(zip(header, values, strict=True))
+    assert cells["model"] == "'=cmd|' /C calc'!A0" and cells["identity"] == "'@evil"
+    assert cells["reason"] == "'+SUM(1)" and cells["raw"] == "-1.5" and cells["selected"] == "false"

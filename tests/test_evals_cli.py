@@ -114,3 +114,30 @@ def test_registered_on_the_main_cli():
     assert "evals" in main.commands
     res = CliRunner().invoke(main, ["evals", "aggregate", "--help"])
     assert res.exit_code == 0 and "--bootstrap" in res.output
+
+
+def test_demo_prints_the_three_model_twelve_task_board():
+    from builder.evals.synthetic import DEMO_MODELS, make_demo_runs
+
+    res = invoke(["demo", "--bootstrap", "200"])
+    assert res.exit_code == 0, res.output
+    runs = make_demo_runs()
+    assert len(runs) == 3 * 12 and len({r.task_id for r in runs}) == 12 and all(0 <= r.score <= 1 for r in runs)
+    assert make_demo_runs() == runs  # deterministic
+    lines = res.output.splitlines()
+    assert lines[0].startswith("Demo suite (synthetic, offline): 3 models, 12 tasks in 3 categories")
+    board = [line for line in lines if line.startswith("| ") and line[2].isdigit()]
+    assert len(board) == 3
+    means = {m: sum(r.score for r in runs if r.model_id == m) / 12 for m in DEMO_MODELS}
+    ranked = sorted(means, key=lambda m: -means[m])
+    for line, model in zip(board, ranked, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[1] == model and abs(float(cells[2]) - means[model]) <= 0.005 + 1e-9 and cells[5] == "12"
+        lo, hi = (float(x) for x in cells[3].split("-"))
+        assert lo <= means[model] <= hi
+    assert sum(float(line.strip("|").split("|")[4]) for line in board) == pytest.approx(1.0, abs=0.011)
+    pairs = [line for line in lines if line.startswith("| ") and line.count("|") == 7 and not line[2].isdigit()
+             and "Model" not in line]
+    assert len(pairs) == 3  # every pair of the three models
+    assert "tiny-baseline" in pairs[-1] and pairs[-1].rstrip().endswith("| yes |")
+    assert invoke(["demo", "--bootstrap", "200"]).output == res.output  # seeded

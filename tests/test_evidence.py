@@ -139,3 +139,31 @@ def test_recompute_reads_the_site_url(built):
                               capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "everything rebuilt" in proc.stdout
+
+
+def test_recompute_command_line(tmp_path):
+    script = ROOT / "builder" / "evidence" / "recompute.py"
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-I", "-S", str(script), *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+
+    helped = run("--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: recompute.py [-h] [location]")
+    assert "standard library" in helped.stdout and "Exit code" in helped.stdout
+    missing = run(str(tmp_path / "no-such-folder"))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.count("\n") == 1 and "no-such-folder: no such folder" in missing.stderr
+    a_file = tmp_path / "boards-evidence.json"
+    a_file.write_text("{not json")
+    given_file = run(str(a_file))
+    assert given_file.returncode == 2 and given_file.stderr.count("\n") == 1
+    assert "a file, not a folder" in given_file.stderr and str(tmp_path) in given_file.stderr
+    bad_json = run(str(tmp_path))
+    assert bad_json.returncode == 2 and bad_json.stderr.count("\n") == 1
+    assert "boards-evidence.json: line 1: invalid JSON" in bad_json.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = run(str(empty))
+    assert none.returncode == 2 and "no boards-evidence.json in this folder" in none.stderr
+    assert "Traceback" not in none.stderr + bad_json.stderr + given_file.stderr + missing.stderr

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import QuietServer
+from conftest import QuietServer, require_shared_data
 
 import builder.fetch as fetch_mod
 import builder.store as store_mod
@@ -42,7 +42,7 @@ from builder.records import FetchStatus, Payload
 from builder.store import payload_digest, read_payload, read_status, write_payload, write_status
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 TB = DATA / "terminal-bench"
 UA = "ModelBoards-test/1.0 (+https://example.test)"
 T1 = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
@@ -192,8 +192,6 @@ def tarball(extra: list[tuple[tarfile.TarInfo, bytes | None]] = ()) -> tuple[byt
 
 @pytest.fixture(scope="module")
 def server():
-    if not DATA.is_dir():
-        pytest.fail(f"real upstream test data not found at {DATA}")
     srv = Server()
     yield srv
     srv.close()
@@ -649,3 +647,213 @@ def test_progress_display_only_on_a_terminal(tmp_path, monkeypatch):
     fetch_all(cfg, tmp_path, live=False, progress=False, now=T1)
     monkeypatch.undo()
     assert err.getvalue() == ""
+
+
+# --------------------------------------------------------------------------- hostile upstreams
+
+
+def redirect(location: str, status: int = 302) -> Handler:
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(status)
+        h.send_header("Location", location)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+        h.close_connection = True
+
+    return handle
+
+
+def drip(body: bytes, every: float) -> Handler:
+    """Headers at once, then one byte every ``every`` seconds (never idle long enough to time out)."""
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        for i in range(len(body)):
+            h.wfile.write(body[i : i + 1])
+            h.wfile.flush()
+            time.sleep(every)
+
+    return handle
+
+
+def gzip_bomb(decoded_size: int) -> Handler:
+    import gzip
+
+    blob = gzip.compress(b"\0" * decoded_size, compresslevel=9)
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Encoding", "gzip")
+        h.send_header("Content-Length", str(len(blob)))
+        h.end_headers()
+        h.wfile.write(blob)
+
+    return handle
+
+
+# A well-formed payload with nothing in it, per kind (what a broken upstream job publishes).
+EMPTY = {
+    "lmarena": [b"{}", b"[]", b'{"full": {}}'],
+    "lmarena_catalog": [b"[]", b"{}"],
+    "epoch": [SINGLE["epoch"].read_bytes().split(b"\n", 1)[0] + b"\n"],  # header only
+    "aider": [b"[]\n", b"{}\n"],
+    "litellm": [b"{}", b'{"sample_spec": {}}'],
+    "openrouter": [b'{"data": []}', b"{}", b"[]"],
+}
+
+
+@pytest.mark.parametrize("kind,index", [(k, i) for k, bodies in sorted(EMPTY.items()) for i in range(len(bodies))])
+def test_empty_but_valid_payload_never_replaces_the_last_good_one(live, kind, index):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, kind)
+    assert {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim].ok
+    before = stored_files(cfg, base, victim)
+    server.routes[path_of(cfg, victim)] = send(EMPTY[kind][index])
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T2)}[victim]
+    assert not st.ok, f"{kind}: empty payload {EMPTY[kind][index][:40]!r} accepted"
+    assert "implausible payload" in st.error or "unparseable payload" in st.error, st.error
+    assert st.payload_fetched_at == T1 and stored_files(cfg, base, victim) == before
+
+
+def test_empty_livebench_table_and_terminal_bench_tarball_are_refused(live, tb_tarball):
+    cfg, base, server, expected = live
+    lb, tb = by_kind(cfg, "livebench"), by_kind(cfg, "terminal_bench")
+    fetch_all(cfg, base, live=True, progress=False, now=T1)
+    before = {n: stored_files(cfg, base, n) for n in (lb, tb)}
+    header = (DATA / "livebench" / "table_2026_01_08.csv").read_bytes().split(b"\n", 1)[0] + b"\n"
+    server.routes[path_of(cfg, lb) + "table_2026_01_08.csv"] = send(header)
+    empty_runs = io.BytesIO()
+    with tarfile.open(fileobj=empty_runs, mode="w:gz") as tar:
+        info = tarfile.TarInfo("repo-1/results/x/run/results.json")
+        data = b'{"accuracy": 0, "n_resolved": 0, "results": []}'
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    server.routes[path_of(cfg, tb)] = send(empty_runs.getvalue())
+    by = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T2)}
+    for name in (lb, tb):
+        assert not by[name].ok and by[name].payload_fetched_at == T1, (name, by[name].error)
+        assert stored_files(cfg, base, name) == before[name]
+
+
+def test_min_records_threshold_comes_from_site_yml(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    cfg = cfg.model_copy(deep=True)
+    cfg.source(victim).min_records = 10_000  # more runs than the real file has
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim]
+    assert not st.ok and "implausible payload" in st.error and "10000" in st.error
+
+
+def test_redirect_to_another_host_is_refused(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    path = path_of(cfg, victim)
+    fetch_all(cfg, base, live=True, progress=False, now=T1)
+    before = stored_files(cfg, base, victim)
+    other = server.base.replace("127.0.0.1", "localhost")  # same server, another host name
+    server.routes[path] = redirect(f"{other}/evil.yml")
+    server.routes["/evil.yml"] = send(b"- model: evil\n")
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T2)}[victim]
+    assert not st.ok and "redirect to another host" in st.error and "localhost" in st.error
+    assert server.hits("/evil.yml") == 0
+    assert stored_files(cfg, base, victim) == before
+
+
+def test_same_host_redirect_is_followed_and_the_final_url_recorded(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    path = path_of(cfg, victim)
+    body = next(iter(expected[victim].values()))
+    server.routes[path] = redirect("/moved/polyglot_leaderboard.yml", 301)
+    server.routes["/moved/polyglot_leaderboard.yml"] = send(body)
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim]
+    assert st.ok and st.origin == server.base + "/moved/polyglot_leaderboard.yml"
+    manifest = json.loads((base / cfg.fetch.store / victim / "payload.json").read_text())
+    assert manifest["origin"] == server.base + "/moved/polyglot_leaderboard.yml"
+    assert stored_files(cfg, base, victim) == expected[victim]
+
+
+def test_redirect_to_a_listed_host_is_followed(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    body = next(iter(expected[victim].values()))
+    other = server.base.replace("127.0.0.1", "localhost")
+    server.routes[path_of(cfg, victim)] = redirect(f"{other}/mirror.yml")
+    server.routes["/mirror.yml"] = send(body)
+    cfg = cfg.model_copy(deep=True)
+    cfg.source(victim).redirect_hosts = ["localhost"]
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim]
+    assert st.ok, st.error
+    assert st.origin == f"{other}/mirror.yml"
+
+
+def test_slow_drip_is_cut_off_by_the_total_deadline(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    server.routes[path_of(cfg, victim)] = drip(next(iter(expected[victim].values())), 0.02)
+    cfg = cfg.model_copy(deep=True)
+    cfg.source(victim).deadline = 1.0
+    t0 = time.monotonic()
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim]
+    assert not st.ok and "deadline" in st.error, st.error
+    assert server.hits(path_of(cfg, victim)) == 1  # a download cut off by the deadline is not retried
+    assert time.monotonic() - t0 < 8
+
+
+def test_gzip_bomb_stops_at_the_size_cap(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "litellm")
+    server.routes[path_of(cfg, victim)] = gzip_bomb(200_000_000)
+    cfg = cfg.model_copy(deep=True)
+    cfg.source(victim).max_bytes = 5_000_000
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[victim]
+    assert not st.ok and "more than the cap" in st.error
+
+
+def test_yaml_alias_bomb_is_refused_quickly(live):
+    cfg, base, server, expected = live
+    victim = by_kind(cfg, "aider")
+    fetch_all(cfg, base, live=True, progress=False, now=T1)
+    before = stored_files(cfg, base, victim)
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        bomb.append(f"{'abcdefghij'[i]}: &{'abcdefghij'[i]} [" + ", ".join([f"*{'abcdefghij'[i - 1]}"] * 9) + "]")
+    server.routes[path_of(cfg, victim)] = send(("\n".join(bomb) + "\n").encode())
+    t0 = time.monotonic()
+    st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T2)}[victim]
+    assert time.monotonic() - t0 < 10
+    assert not st.ok and "alias" in st.error, st.error
+    assert stored_files(cfg, base, victim) == before
+
+
+def test_github_token_goes_to_api_github_com_only(monkeypatch):
+    import httpx
+
+    from builder.config import FetchSettings
+    from builder.fetch import fetch_url, make_client
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_test_token")
+    seen: dict[str, str | None] = {}
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        seen[str(request.url)] = request.headers.get("authorization")
+        if request.url.host == "api.github.com" and request.url.path == "/hop":
+            return httpx.Response(302, headers={"Location": "https://api.github.com/listing"})
+        return httpx.Response(200, content=b"[]")
+
+    settings = FetchSettings(retries=1)
+    with make_client(settings, transport=httpx.MockTransport(respond)) as client:
+        for url in ("https://api.github.com/hop", "https://raw.githubusercontent.com/x/y", "http://api.github.com/z",
+                    "https://api.github.com.evil.example/w"):
+            fetch_url(client, url, timeout=5, max_bytes=1000, settings=settings)
+    assert seen["https://api.github.com/hop"] == "Bearer ghs_test_token"
+    assert seen["https://api.github.com/listing"] == "Bearer ghs_test_token"
+    assert seen["https://raw.githubusercontent.com/x/y"] is None
+    assert seen["http://api.github.com/z"] is None  # never in clear text
+    assert seen["https://api.github.com.evil.example/w"] is None
+    monkeypatch.delenv("GITHUB_TOKEN")
+    with make_client(settings, transport=httpx.MockTransport(respond)) as client:
+        fetch_url(client, "https://api.github.com/listing", timeout=5, max_bytes=1000, settings=settings)
+    assert seen["https://api.github.com/listing"] is None

@@ -29,6 +29,9 @@ class Server:
         self.drop_after: list[int] = []
         self.ignore_range = False
         self.status = 200
+        self.body = BODY
+        self.redirect_to: str | None = None
+        self.drip = 0.0  # seconds between bytes (0: all at once)
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -40,6 +43,13 @@ class Server:
             def do_GET(self):
                 rng = self.headers.get("Range")
                 outer.requests.append(rng)
+                BODY = outer.body
+                if outer.redirect_to and self.path == "/clean_battle.jsonl":
+                    self.send_response(302)
+                    self.send_header("Location", outer.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if outer.status != 200:
                     self.send_response(outer.status)
                     self.send_header("Content-Length", "0")
@@ -66,6 +76,14 @@ class Server:
                     self.wfile.write(body[:cut])
                     self.wfile.flush()
                     self.close_connection = True
+                    return
+                if outer.drip:
+                    import time
+
+                    for i in range(len(body)):
+                        self.wfile.write(body[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(outer.drip)
                     return
                 self.wfile.write(body)
 
@@ -168,3 +186,62 @@ def test_live_builds_fit_the_stored_dump_never_the_bundled_file(server, tmp_path
     assert battles_path(cfg, base, live=True) is None  # nothing fetched yet: no Arena, no demo
     assert fetch_battles(cfg.arena, SETTINGS, tmp_path / "store", now=NOW).ok
     assert battles_path(cfg, base, live=True).read_bytes() == BODY
+
+
+# --------------------------------------------------------------------------- a hostile upstream
+
+BAD_DUMPS = {
+    "invalid-jsonl": b'{"model_a": "m1", "model_b": "m2", "winner": "model_a"}\n{"model_a": "m1", "model_b\n' * 50,
+    "raw-gzip": __import__("gzip").compress(BODY),
+    "empty-array": b"[]",
+    "empty-object-lines": b"{}\n{}\n",
+    "mostly-bad-rows": b"".join(b'{"model_a": "m1", "model_b": "m1", "winner": "model_a"}\n' for _ in range(90))
+    + b"".join(b'{"model_a": "m1", "model_b": "m2", "winner": "model_a"}\n' for _ in range(10)),
+    "html-error-page": b"<html><body>rate limited</body></html>",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DUMPS))
+def test_a_bad_dump_never_replaces_the_last_good_one(server, tmp_path, case):
+    assert fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
+    good = stored_battles(_arena(server.url), tmp_path)
+    before = good.read_bytes()
+    server.body = BAD_DUMPS[case]
+    later = datetime(2026, 11, 30, 12, 45, tzinfo=UTC)
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=later)
+    assert not status.ok and "battles dump refused" in status.error, status.error
+    assert status.payload_fetched_at == NOW  # the earlier dump stays in use
+    assert stored_battles(_arena(server.url), tmp_path).read_bytes() == before
+    assert sorted(p.name for p in battles_dir(tmp_path).iterdir()) == [good.name, "status.json"]
+    server.body = BODY  # upstream recovers: the next fetch is accepted again
+    assert fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=later).ok
+
+
+def test_bad_row_share_threshold_comes_from_the_config(server, tmp_path):
+    server.body = BAD_DUMPS["mostly-bad-rows"]
+    lax = ArenaConfig(live_url=server.url, live_max_bad_share=0.95)
+    assert fetch_battles(lax, SETTINGS, tmp_path, now=NOW).ok
+    strict = ArenaConfig(live_url=server.url, live_min_battles=11, live_max_bad_share=0.95)
+    status = fetch_battles(strict, SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "10 valid battles" in status.error
+
+
+def test_off_host_redirect_of_the_dump_is_refused(server, tmp_path):
+    other = server.url.replace("127.0.0.1", "localhost").replace("clean_battle.jsonl", "other.jsonl")
+    server.redirect_to = other
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "redirect to another host" in status.error
+    allowed = ArenaConfig(live_url=server.url, live_redirect_hosts=["localhost"])
+    status = fetch_battles(allowed, SETTINGS, tmp_path, now=NOW)
+    assert status.ok and status.origin == other
+
+
+def test_slow_drip_dump_is_cut_off_by_the_deadline(server, tmp_path):
+    import time
+
+    server.drip = 0.01
+    t0 = time.monotonic()
+    arena = ArenaConfig(live_url=server.url, live_timeout=0.5, live_deadline=1.0)
+    status = fetch_battles(arena, SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "deadline" in status.error
+    assert time.monotonic() - t0 < 8

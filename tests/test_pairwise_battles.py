@@ -1,8 +1,9 @@
-"""Battles I/O: every format, streaming across chunk boundaries, filters, bad rows, errors."""
+"""Battles I/O through DuckDB: every format, compressed or not, file order, filters, bad rows, errors."""
 
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import json
 
 import numpy as np
@@ -13,7 +14,8 @@ import pytest
 
 import builder.pairwise.battles as bmod
 from builder.errors import UserError
-from builder.pairwise.battles import BattleFilters, read_battles
+from builder.pairwise.battles import BattleFilters
+from builder.pairwise.scan import ReaderSettings, read_battles
 
 DAY = 86_400
 
@@ -89,21 +91,24 @@ def test_filters_report_rows_removed(tmp_path, fmt):
     assert len(b) == 1
 
 
-def test_json_array_streams_across_block_and_chunk_boundaries(tmp_path, monkeypatch):
+def test_parallel_scan_keeps_file_order(tmp_path):
+    # Enough rows for DuckDB to split the file between threads; codes follow first appearance.
     rng = np.random.default_rng(0)
-    rows = [{"model_a": f"m{a}", "model_b": f"m{(a + 1 + k) % 7}", "winner": ["model_a", "model_b", "tie"][w],
-             "tstamp": 1.5 * i, "note": "x" * int(n)}
-            for i, (a, k, w, n) in enumerate(zip(rng.integers(0, 7, 500), rng.integers(0, 6, 500),
-                                                   rng.integers(0, 3, 500), rng.integers(0, 40, 500), strict=True))]
-    p = tmp_path / "big.json"
-    p.write_text(json.dumps(rows, indent=1))
-    whole = read_battles(p)
-    monkeypatch.setattr(bmod, "_JSON_READ_CHARS", 97)  # objects straddle every read block
-    monkeypatch.setattr(bmod, "_CHUNK_ROWS", 33)
-    streamed = read_battles(p)
-    assert streamed.models == whole.models and len(streamed) == 500
-    for col in ("model_a", "model_b", "outcome", "tstamp"):
-        assert np.array_equal(getattr(streamed, col), getattr(whole, col))
+    n = 120_000
+    ia, step, w = rng.integers(0, 9, n), rng.integers(1, 9, n), rng.integers(0, 3, n)
+    ib = (ia + step) % 9
+    rows = [{"model_a": f"m{x}", "model_b": f"m{y}", "winner": bmod.OUTCOMES[o], "tstamp": 1.5 * i}
+            for i, (x, y, o) in enumerate(zip(ia.tolist(), ib.tolist(), w.tolist(), strict=True))]
+    p = tmp_path / "big.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    b = read_battles(p, settings=ReaderSettings(threads=2))
+    seen_a = list(dict.fromkeys(f"m{x}" for x in ia.tolist()))
+    models = tuple(seen_a + [m for m in dict.fromkeys(f"m{y}" for y in ib.tolist()) if m not in seen_a])
+    assert b.models == models and len(b) == n
+    code = {m: k for k, m in enumerate(models)}
+    assert np.array_equal(b.model_a, [code[f"m{x}"] for x in ia.tolist()])
+    assert np.array_equal(b.model_b, [code[f"m{y}"] for y in ib.tolist()])
+    assert np.array_equal(b.outcome, w) and np.array_equal(b.tstamp, 1.5 * np.arange(n))
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -148,14 +153,47 @@ def test_missing_filter_column_names_the_filter(tmp_path, fmt):
         read_battles(p, BattleFilters(anony_only=True))
 
 
-def test_invalid_json_names_the_line(tmp_path):
+def test_malformed_json_names_file_and_record(tmp_path):
+    good = '{"model_a": "a", "model_b": "b", "winner": "tie"}'
+    p = tmp_path / "bad.jsonl"
+    p.write_text("\n".join([good, good, good, '{"model_a": "a", "model_b" "b"}', good]) + "\n")
+    with pytest.raises(UserError, match=r"^\S*bad\.jsonl: line 4: invalid JSON \(") as err:
+        read_battles(p)
+    assert "\n" not in str(err.value)
     p = tmp_path / "bad.json"
-    p.write_text('[\n {"model_a": "a", "model_b": "b", "winner": "tie"},\n {"model_a": "a", "model_b": \n]\n')
-    with pytest.raises(UserError, match=r"bad\.json: line 4: invalid JSON in battle 2"):
+    p.write_text("[" + ",".join([good, good, '{"model_a": "a", "model_b" "b"}', good]) + "]")
+    with pytest.raises(UserError, match=r"bad\.json: record \d+: invalid JSON \("):
         read_battles(p)
-    p.write_text('[\n {"model_a": "a", "model_b": "b", "winner": "tie"},\n 17\n]\n')
-    with pytest.raises(UserError, match=r"line 3: battle 2 is a int"):
+    p.write_text("[" + ",".join([good, "17", good]) + "]")
+    with pytest.raises(UserError, match=r"bad\.json: record 2: a battle must be a JSON object"):
         read_battles(p)
+    p.write_text("[17, " + good + "]")
+    with pytest.raises(UserError, match=r"bad\.json: record 1: a battle must be a JSON object"):
+        read_battles(p)
+
+
+def test_unreadable_csv_and_parquet_are_one_line_errors(tmp_path):
+    p = tmp_path / "bad.parquet"
+    p.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(UserError, match=r"bad\.parquet: cannot read battles") as err:
+        read_battles(p)
+    assert "\n" not in str(err.value)
+    p = tmp_path / "bad.csv"
+    p.write_text('model_a,model_b,winner\na,b,tie\na,"b,tie\n')
+    with pytest.raises(UserError, match=r"bad\.csv") as err:
+        read_battles(p)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
+def test_compressed_files_read_like_plain_ones(tmp_path, fmt):
+    plain = _write(tmp_path, fmt)
+    packed = plain.with_name(plain.name + ".gz")
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    a, b = read_battles(plain), read_battles(packed)
+    assert a.models == b.models and a.report.bad_rows == b.report.bad_rows
+    for col in ("model_a", "model_b", "outcome", "tstamp"):
+        assert np.array_equal(getattr(a, col), getattr(b, col))
 
 
 def test_missing_file_and_unknown_format(tmp_path):

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from builder.pairwise.battles import battles_from_columns
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
     point_ranks,
@@ -15,6 +14,7 @@ from builder.pairwise.bootstrap import (
     ranks_with_uncertainty,
 )
 from builder.pairwise.bt import PairCounts, count_pairs, fit_bt
+from builder.pairwise.scan import battles_from_columns
 from builder.pairwise.simulate import random_skills, simulate_battles
 
 

@@ -14,8 +14,9 @@ import pytest
 import sklearn.linear_model as sklearn_lm  # noqa: E402
 
 from builder.errors import UserError
-from builder.pairwise.battles import BattleFilters, battles_from_columns, read_battles
+from builder.pairwise.battles import BattleFilters
 from builder.pairwise.bt import NoFiniteRating, PairCounts, count_pairs, fit_bt
+from builder.pairwise.scan import battles_from_columns, read_battles
 
 
 def seed_formulation(rows: list[dict], tol: float = 1e-10) -> dict[str, float]:

@@ -147,5 +147,5 @@ def test_demo_battles_regenerate_from_the_documented_command(tmp_path):
     assert res.exit_code == 0, res.output
     assert out.read_bytes() == DEMO.read_bytes(), (
         "builder/data/demo/battles/clean_battle_demo.jsonl is stale: rerun the command in "
-        "builder/pairwise/commands.py's docstring")
+        "builder/cli/arena.py's docstring")
     assert DEMO.stat().st_size < 3_200_000

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from builder.pairwise import elo
-from builder.pairwise.battles import OUTCOMES, battles_from_columns
+from builder.pairwise.battles import OUTCOMES
 from builder.pairwise.elo import (
     bootstrap_elo,
     fit_online_elo,
     online_elo_python,
     run_elo_codes,
 )
+from builder.pairwise.scan import battles_from_columns
 from builder.pairwise.simulate import random_skills, simulate_battles
 
 

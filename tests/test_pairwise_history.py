@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from builder.errors import UserError
-from builder.pairwise.battles import battles_from_columns
 from builder.pairwise.bt import PairCounts, count_pairs, fit_bt
 from builder.pairwise.elo import run_elo_codes
 from builder.pairwise.history import compute_history, period_index, period_last_day
+from builder.pairwise.scan import battles_from_columns
 from builder.pairwise.simulate import random_skills, simulate_battles
 from builder.pairwise.winrate import (
     compute_empirical_winrates,

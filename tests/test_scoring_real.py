@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from pathlib import Path
 
 import click
 import pytest
@@ -21,7 +20,7 @@ from builder.scoring.boards import ScoringInputs, compute_snapshot
 from builder.scoring.calibrate import MIN_OVERLAP, compute_arena_anchor
 from builder.snapshot import check_guards, load_snapshot
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 FILES = {
     "arena": ("lmarena", {"leaderboard-text.json": "arena/lmarena/leaderboard-text.json"}),
     "epoch": ("epoch", {"epoch_capabilities_index.csv": "epoch/epoch_capabilities_index.csv"}),
@@ -53,7 +52,6 @@ def config_dict(recorded: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def real():
-    require_shared_data(DATA)
     from builder.scoring.select import select_observations
     from builder.sources import parse_payload
 
@@ -111,7 +109,6 @@ cli.add_command(explain)
 
 
 def test_score_command_writes_a_snapshot(tmp_path):
-    require_shared_data(DATA)
     from builder.config import load_config
     from builder.fetch import fetch_all
 

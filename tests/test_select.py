@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from conftest import require_shared_data
 
 from builder.config import SiteConfig
 from builder.errors import UserError
@@ -27,7 +28,7 @@ from builder.scoring.select import (
     write_select,
 )
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 
 # The effort list these tests run with: the forms the real files use. Not "-max", which is
 # a tier (gpt-5.1-codex-max, qwen3.7-max), nor "-base" (Epoch's pretrained base models).

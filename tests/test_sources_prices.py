@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from conftest import require_shared_data
 
 from builder.config import PACKAGE_DATA, SourceConfig, load_config
 from builder.errors import UserError
@@ -23,7 +24,7 @@ from builder.sources import PayloadError, litellm, lmarena_catalog, metadata, op
 from builder.sources.litellm import blended_price, check_price
 from builder.sources.metadata import is_proprietary, open_weight
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 REPO = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import require_shared_data
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
 from builder.sources import PayloadError, aider, epoch, livebench, lmarena, parse_payload, terminal_bench
 from builder.sources.validate import check_score
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = require_shared_data()  # ../shared/data, or the pinned files fetched (tests/realdata.py)
 FETCHED = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)
 
 ARENA = SourceConfig(

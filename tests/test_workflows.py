@@ -78,3 +78,53 @@ def test_one_browser_fixture_for_the_whole_suite():
     offenders = [p.name for p in (ROOT / "tests").glob("test_*.py")
                  if "sync_playwright" in p.read_text(encoding="utf-8") and p.name != "test_workflows.py"]
     assert offenders == [], f"use the session `browser` fixture from tests/conftest.py in {offenders}"
+
+
+def _steps(name: str, job: str) -> list[dict]:
+    return _load(name)["jobs"][job]["steps"]
+
+
+def test_site_workflow_keeps_the_payload_store_between_runs():
+    """A fresh checkout has no .modelboards/store: the refresh restores the newest cached
+    store before the build and saves a new entry after it, even when the build failed."""
+    store = yaml.safe_load((ROOT / "site.yml").read_text()).get("fetch", {}).get("store", ".modelboards/store")
+    steps = _steps("site.yml", "build")
+    names = [s.get("uses", "") for s in steps]
+    restore = next(i for i, u in enumerate(names) if u.startswith("actions/cache/restore@"))
+    save = next(i for i, u in enumerate(names) if u.startswith("actions/cache/save@"))
+    refresh = next(i for i, s in enumerate(steps) if "build --live" in s.get("run", ""))
+    assert restore < refresh < save
+    r, s = steps[restore]["with"], steps[save]["with"]
+    assert r["path"] == s["path"] == store
+    assert "${{ github.run_id }}" in r["key"] and r["key"] == s["key"]  # a new entry per run
+    assert r["key"].startswith(r["restore-keys"]) and "${{" not in r["restore-keys"]  # the newest earlier one
+    assert "always()" in steps[save]["if"]  # a failed build still keeps what it fetched
+    assert "REFRESH" in steps[restore]["if"] and "REFRESH" in steps[save]["if"]
+
+
+def test_site_workflow_sends_the_token_to_the_refresh_only():
+    steps = _steps("site.yml", "build")
+    with_token = [s for s in steps if "GITHUB_TOKEN" in (s.get("env") or {})]
+    assert len(with_token) == 1 and "build --live" in with_token[0]["run"]
+    assert with_token[0]["env"]["GITHUB_TOKEN"] in ("${{ github.token }}", "${{ secrets.GITHUB_TOKEN }}")
+    from builder.fetch import GITHUB_API_HOST, TOKEN_ENV
+
+    assert TOKEN_ENV == "GITHUB_TOKEN" and GITHUB_API_HOST == "api.github.com"
+    index = next(s for s in yaml.safe_load((ROOT / "site.yml").read_text())["sources"] if s["kind"] == "livebench")
+    assert index["options"]["index_url"].startswith("https://api.github.com/")
+
+
+def test_the_attempt_record_is_committed_with_the_snapshots():
+    from builder.snapshot.attempt import ATTEMPTS_DIR
+
+    commit = next(s for s in _steps("site.yml", "build") if "git commit" in s.get("run", ""))
+    assert "git add snapshots/" in commit["run"] and ATTEMPTS_DIR == "attempts"
+
+
+def test_ci_never_skips_the_real_data_tests():
+    steps = _steps("ci.yml", "test")
+    text = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    assert "ALLOW_NO_" + "SHARED_DATA" not in text
+    cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"]["path"] == "~/.cache/modelboards-test-data"  # pooch.os_cache("modelboards-test-data")
+    assert "tests/data_registry.txt" in cache["with"]["key"]

@@ -12,7 +12,8 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
 (``models/<slug>/``), or null when the site has no page for that key.
 
 - price-quality: per board, ranked rows with their displayed ``score`` (integer, Arena
-  scale) and blended token ``price`` (USD per million tokens). Rows without a positive price
+  scale), the 95% bootstrap interval of R (``r_lo``/``r_hi``, error bars) and blended token
+  ``price`` (USD per million tokens). Rows without a positive price
   cannot sit on a log axis: they are listed under ``left_out`` with the reason and take no
   part in the frontier (``builder.charts.pareto``).
 - history: per board, one point per saved snapshot (``value`` = unrounded R); for the
@@ -21,9 +22,10 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
   ``builder.charts.race``. ``default`` = the keys of the top ``DEFAULT_LINES`` at the latest
   date.
 - ranks: the same frames as ranks, only for the keys ever ranked ``<= RANK_TOP``.
-- spread: the Arena's 95% intervals (largest connected component, by rating), and per board
-  the displayed scores stacked into a dot plot: ``bin = floor(score / width)``, ``stack`` =
-  0, 1, ... within a bin by rank, so every dot is one row.
+- spread: the Arena's 95% intervals (largest connected component, by rating), the
+  distribution of those ratings (histogram and box summary, ``builder.charts.distribution``),
+  and per board the displayed scores stacked into a dot plot: ``bin = floor(score / width)``,
+  ``stack`` = 0, 1, ... within a bin by rank, so every dot is one row.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builder.charts.distribution import compute_rating_distribution
 from builder.charts.pareto import PricePoint, compute_pareto_frontier
 from builder.charts.race import (
     ARENA_TITLE,
@@ -58,6 +61,7 @@ RANK_TOP = 15
 PRICE_UNIT = "USD per million tokens (blended: 0.75 input + 0.25 output)"
 SCORE_UNIT = "displayed score (Arena scale)"
 KINDS = ("price-quality", "history", "ranks", "spread")
+DISTRIBUTION_TITLE = "Arena rating distribution"
 
 
 def colour_index(key: str) -> int:
@@ -93,9 +97,10 @@ def compute_price_quality(snapshot: Snapshot | None) -> dict[str, Any]:
     """Per board: ranked rows as (price, score) points, the Pareto frontier, the rows left out.
 
     ``boards[i] = {"id", "title", "points": [{"identity", "name", "href", "rank", "score",
-    "r", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
+    "r", "r_lo", "r_hi", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
     (ascending price), "left_out": [{"identity", "name", "rank", "score", "reason"}]}``.
-    ``open_weight`` is the snapshot's model fact (true, false or null = unknown).
+    ``open_weight`` is the snapshot's model fact (true, false or null = unknown); ``r_lo`` /
+    ``r_hi`` the row's 95% bootstrap interval of R (null without one), drawn as error bars.
     """
     pages = page_identities(snapshot)
     boards = []
@@ -114,8 +119,11 @@ def compute_price_quality(snapshot: Snapshot | None) -> dict[str, Any]:
                 left_out.append({"identity": ident, "name": name, "rank": rank, "score": score, "reason": reason})
                 continue
             facts = snapshot.models.get(ident) if snapshot else None
+            unc = row.uncertainty
+            has = unc is not None and unc.r_lo is not None and unc.r_hi is not None
             points.append({"identity": ident, "name": name, "href": _href(ident, pages), "rank": rank,
-                           "score": score, "r": row.r, "price": price, "partial": row.partial,
+                           "score": score, "r": row.r, "r_lo": unc.r_lo if has and unc else None,
+                           "r_hi": unc.r_hi if has and unc else None, "price": price, "partial": row.partial,
                            "open_weight": facts.open_weight if facts else None})
         front = compute_pareto_frontier(PricePoint(p["identity"], p["price"], p["score"]) for p in points)
         on = set(front.frontier)
@@ -283,9 +291,10 @@ def compute_rating_spread(snapshot: Snapshot | None) -> dict[str, Any]:
     "href", "colour", "rank", "rank_ub", "rating", "lower", "upper"}] (by rating, then name),
     "left_out": [{"name", "reason"}]}; ``boards[i]`` = {"id", "title", "unit", "width",
     "points": [{"identity", "name", "href", "rank", "score", "r", "partial", "bin", "stack"}]}
-    (ranked rows by rank; ``width`` = the dot plot's bin width in score points)."""
+    (ranked rows by rank; ``width`` = the dot plot's bin width in score points);
+    ``distribution`` = null | the histogram and box summary of the Arena ratings above."""
     pages = page_identities(snapshot)
-    arena_doc = None
+    arena_doc: dict[str, Any] | None = None
     arena = snapshot.arena if snapshot is not None else None
     if snapshot is not None and arena is not None and arena.models:
         keys = _arena_keys(snapshot)
@@ -320,7 +329,9 @@ def compute_rating_spread(snapshot: Snapshot | None) -> dict[str, Any]:
         for p, (bn, st) in zip(pts, compute_dot_stacks([p["score"] for p in pts], width), strict=True):
             p["bin"], p["stack"] = bn, st
         boards.append({"id": b.id, "title": b.title or b.id, "unit": SCORE_UNIT, "width": width, "points": pts})
-    return {**_head("spread", snapshot), "arena": arena_doc, "boards": boards}
+    distribution = (compute_rating_distribution(arena_doc["models"], title=DISTRIBUTION_TITLE, unit=ARENA_UNIT)
+                    if arena_doc else None)
+    return {**_head("spread", snapshot), "arena": arena_doc, "distribution": distribution, "boards": boards}
 
 
 # --------------------------------------------------------------------------- all, CSV
@@ -337,8 +348,8 @@ def compute_chart_data(snapshot: Snapshot | None, history: Sequence[Snapshot]) -
 
 
 CSV_COLUMNS: dict[str, tuple[str, ...]] = {
-    "price-quality": ("board", "rank", "model", "identity", "score", "r", "token_price", "partial", "open_weight",
-                      "on_frontier", "left_out_reason"),
+    "price-quality": ("board", "rank", "model", "identity", "score", "r", "r_lo", "r_hi", "token_price", "partial",
+                      "open_weight", "on_frontier", "left_out_reason"),
     "history": ("series", "date", "key", "model", "value", "score", "rank", "lower", "upper"),
     "ranks": ("series", "date", "key", "model", "rank"),
     "spread": ("series", "key", "model", "rank", "value", "lower", "upper", "partial"),
@@ -351,10 +362,10 @@ def _csv_rows(doc: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     if kind == "price-quality":
         for b in doc["boards"]:
             for p in b["points"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p["price"],
-                             p["partial"], p["open_weight"], p["frontier"], None))
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p["r_lo"], p["r_hi"],
+                             p["price"], p["partial"], p["open_weight"], p["frontier"], None))
             for p in b["left_out"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None,
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None, None, None,
                              None, None, None, p["reason"]))
     elif kind == "history":
         for s in doc["series"]:

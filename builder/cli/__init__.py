@@ -7,6 +7,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     render   render, serve
     arena    the ``arena`` group (simulate, fit, history, judge)
     evals    the ``evals`` group (aggregate, clarify)
+    diff     what changed between two snapshots, and why
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -19,7 +20,9 @@ import click
 
 from builder.cli.arena import arena
 from builder.cli.context import Context, Group
+from builder.cli.diff import diff_cmd
 from builder.cli.evals import evals
+from builder.cli.mcp import mcp_cmd
 from builder.cli.render import render_cmd, serve_cmd
 from builder.cli.site import backfill, build, explain, fetch, score, select_cmd, verify
 
@@ -40,7 +43,8 @@ def main(ctx: click.Context, config: str, verbose: int) -> None:
     ctx.obj = Context(config, verbose)
 
 
-for _command in (fetch, select_cmd, build, verify, score, explain, render_cmd, serve_cmd, arena, evals, backfill):
+for _command in (fetch, select_cmd, build, verify, score, explain, render_cmd, serve_cmd, arena, evals, backfill,
+                 mcp_cmd, diff_cmd):
     main.add_command(_command)
 
 __all__ = ["main"]

@@ -1,7 +1,9 @@
-"""``modelboards arena simulate|fit|history|judge``: the pairwise tools on the command line.
+"""``modelboards arena [pipeline|simulate|fit|leaderboard|history|judge]``: the pairwise tools
+on the command line.
 
-Registered on the main group with ``main.add_command(arena)``. Every user error (bad file,
-missing column, missing API key, no finite rating) ends in one line and exit code 2.
+Registered on the main group with ``main.add_command(arena)``. ``modelboards arena`` with no
+subcommand runs ``pipeline``, the offline demo (``builder.pairwise.demo``). Every user error
+(bad file, missing column, missing API key, no finite rating) ends in one line and exit code 2.
 
 The bundled demo battles are made with::
 
@@ -27,9 +29,14 @@ from builder.util.io import compact_json, write_atomic
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
-def arena() -> None:
-    """Arena: Bradley-Terry ratings, intervals and history from pairwise battles."""
+@click.group(cls=Group, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.pass_context
+def arena(ctx: click.Context) -> None:
+    """Arena: Bradley-Terry ratings, intervals and history from pairwise battles.
+
+    Without a command: the offline demo (same as `arena pipeline`)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(pipeline)
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: Iterable[str]) -> None:
@@ -84,20 +91,108 @@ def _filter_options(f):
     return f
 
 
-def _report_line(battles) -> str:
-    rep = battles.report
+def _init_option(f):
+    return click.option("--init-rating", "init_rating", type=float, default=1000.0, show_default=True,
+                        help="Centre of the rating scale: each group's mean Bradley-Terry rating and the "
+                             "online Elo start.")(f)
+
+
+def _sample_option(f):
+    return click.option("--sample", type=click.IntRange(1), default=None,
+                        help="Use a random sample of N battles (seeded by --seed), in file order.")(f)
+
+
+def _board_options(top_n_default: int | None = 20):
+    def deco(f):
+        f = click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv"]), default="table",
+                         show_default=True, help="How to print the leaderboard.")(f)
+        f = click.option("--top-n", type=click.IntRange(1), default=top_n_default, show_default=True,
+                         help="Models to print (the footer counts them all).")(f)
+        return f
+    return deco
+
+
+def _apply_sample(battles, n: int | None, seed: int):
+    from builder.pairwise.sampling import sample_battles
+
+    battles, note = sample_battles(battles, n, seed)
+    if note is not None:
+        click.echo(note.line(), err=True)
+    return battles
+
+
+def _board_from_rows(rows: list[dict[str, Any]], source: str):
+    from builder.pairwise.leaderboard import leaderboard_from_records
+
+    return leaderboard_from_records(rows, source)
+
+
+def _reader_options(f):
+    f = click.option("--threads", type=click.IntRange(1), default=None,
+                     help="DuckDB threads for the scan (default: site.yml arena.reader.threads, "
+                     "else one per core).")(f)
+    f = click.option("--temp-dir", type=click.Path(file_okay=False), default=None,
+                     help="DuckDB spill folder (default: site.yml arena.reader.temp_directory, "
+                     "else the system temp).")(f)
+    f = click.option("--memory-limit", default=None,
+                     help="DuckDB memory limit, e.g. 512MB (default: site.yml arena.reader.memory_limit, "
+                     "else 512MB).")(f)
+    return f
+
+
+def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: int | None):
+    """Reader settings: the options given, else ``site.yml``'s ``arena.reader`` when the
+    configuration file exists, else the defaults."""
+    from pydantic import ValidationError
+
+    from builder.cli.context import Context
+    from builder.config import ArenaReaderConfig
+    from builder.pairwise.arena import reader_settings
+
+    base = ArenaReaderConfig()
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    if obj is not None and obj.config_path.is_file():
+        base = obj.load()[0].arena.reader
+    given = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_dir), ("threads", threads))
+             if v is not None}
+    try:
+        cfg = ArenaReaderConfig(**{**base.model_dump(), **given})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise UserError(f"--{str(err['loc'][0]).replace('_', '-')} {err.get('input')!r}: {err['msg']}") from None
+    return reader_settings(cfg)
+
+
+def _report_line(report, models) -> str:
+    rep = report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
-    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(battles.models)} models; "
+    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
             f"bad rows: {bad}; removed: {removed}")
+
+
+def _read_for_fit(input_path, filters, settings, method: str, sample: int | None, seed: int):
+    """What the fit needs from the battles file, through the DuckDB reader: Bradley-Terry
+    without a sample needs only the pair counts (one GROUP BY); online Elo and ``--sample``
+    need the battle sequence."""
+    from builder.pairwise.scan import scan_battles
+
+    with scan_battles(input_path, filters, settings) as scan:
+        click.echo(_report_line(scan.report, scan.models), err=True)
+        if method == "bt" and sample is None:
+            return scan.pair_counts()
+        battles = scan.battles()
+    return _apply_sample(battles, sample, seed)
 
 
 @arena.command()
 @click.option("--models-from", type=click.Path(dir_okay=False), default=None,
               help="LMArena leaderboard JSON whose ratings are the latent skills.")
 @click.option("--category", default=None, help="Leaderboard category (default: full, else text).")
-@click.option("--models", "n_models", type=click.IntRange(2), default=None,
-              help="Instead: this many models with random skills ~ N(1000, 120).")
+@click.option("--models", "models_opt", default=None, metavar="N|a,b,c",
+              help="Instead: N models with random skills ~ N(centre, 120), or comma-separated names spaced "
+                   "60 points apart, first strongest. Default: a roster of eight models.")
 @click.option("--n", "n_battles", type=click.IntRange(1), default=10_000, show_default=True, help="Battles to draw.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--tie-prob", type=float, default=0.1, show_default=True)
@@ -107,20 +202,20 @@ def _report_line(battles) -> str:
 @click.option("--debut-spread", type=float, default=0.0, show_default=True,
               help="Models debut over this leading fraction of the range (0: all at the start).")
 @click.option("--anony-share", type=float, default=1.0, show_default=True, help="Share of anonymous votes.")
+@_init_option
 @click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file (.jsonl or .json).")
 @click.option("--truth-output", type=click.Path(dir_okay=False), default=None, help="Also write {model: skill} JSON.")
-def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
-             anony_share, output, truth_output) -> None:
-    """Simulate battles from known latent skills (clean_battle schema)."""
-    from builder.pairwise.simulate import (
-        random_skills,
-        simulate_battles,
-        skills_from_leaderboard,
-    )
+def simulate(models_from, category, models_opt, n_battles, seed, tie_prob, zipf_exponent, start, end, debut_spread,
+             anony_share, init_rating, output, truth_output) -> None:
+    """Simulate battles from known latent skills (clean_battle schema); prints the true skills."""
+    from builder.pairwise.demo import describe_skills, parse_models_option, skills_for
+    from builder.pairwise.simulate import simulate_battles, skills_from_leaderboard
 
-    if (models_from is None) == (n_models is None):
-        raise UserError("simulate: give exactly one of --models-from FILE or --models N")
-    skills = skills_from_leaderboard(models_from, category) if models_from else random_skills(n_models, seed)
+    models = parse_models_option(models_opt)
+    if models_from is not None and models is not None:
+        raise UserError("simulate: give at most one of --models-from FILE and --models N|a,b,c")
+    skills = (skills_from_leaderboard(models_from, category) if models_from
+              else skills_for(models, centre=init_rating, seed=seed))
     sim = simulate_battles(
         skills, n_battles, seed=seed, tie_prob=tie_prob, zipf_exponent=zipf_exponent, start=start.date(),
         end=end.date(), debut_spread=debut_spread, anony_share=anony_share,
@@ -142,78 +237,190 @@ def simulate(models_from, category, n_models, n_battles, seed, tie_prob, zipf_ex
     if truth_output:
         truth = {m: round(float(s), 3) for m, s in zip(sim.models, sim.skills, strict=True)}
         write_atomic(Path(truth_output), lambda f: f.write(json.dumps(truth, indent=1) + "\n"))
+    click.echo("true skills (Arena scale) the battles were drawn from:")
+    for line in describe_skills(skills):
+        click.echo(line)
     click.echo(f"{out}: {n_battles} battles among {len(sim.models)} models")
+
+
+def _fit_options(f):
+    f = click.option("--workers", type=click.IntRange(1), default=None,
+                     help="Bootstrap processes (default: all cores for big jobs).")(f)
+    f = click.option("--k", "elo_k", type=float, default=4.0, show_default=True, help="Online Elo step (elo).")(f)
+    f = _init_option(f)
+    f = click.option("--anchor", default=None, help="MODEL=RATING: shift so this model has this rating (bt).")(f)
+    f = click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of the bootstrap (and of --sample).")(f)
+    f = click.option("--bootstrap", type=click.IntRange(0), default=0, show_default=True,
+                     help="Bootstrap rounds for 95% intervals.")(f)
+    f = click.option("--method", type=click.Choice(["bt", "elo"]), default="bt", show_default=True,
+                     help="bt: Bradley-Terry MLE; elo: online Elo (k=4).")(f)
+    return f
+
+
+def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers):
+    from builder.pairwise.arena import fit_rating_table
+
+    rows, info = fit_rating_table(
+        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
+        workers=workers, init=init_rating,
+    )
+    if len(info.get("components", ())) > 1:
+        sizes = ", ".join(str(len(c)) for c in info["components"])
+        click.echo(f"note: the battle graph has {len(info['components'])} disconnected components ({sizes} models); "
+                   f"each is centred on {init_rating:g} and ranked on its own", err=True)
+    if info.get("degenerate_rounds"):
+        click.echo(f"note: {info['degenerate_rounds']} bootstrap rounds left some model without a finite rating",
+                   err=True)
+    return rows
 
 
 @arena.command()
 @click.option("--input", "input_path", type=click.Path(dir_okay=False), required=True,
               help="Battles file: .json, .jsonl, .csv or .parquet.")
-@click.option("--method", type=click.Choice(["bt", "elo"]), default="bt", show_default=True,
-              help="bt: Bradley-Terry MLE; elo: online Elo (k=4).")
-@click.option("--bootstrap", type=click.IntRange(0), default=0, show_default=True,
-              help="Bootstrap rounds for 95% intervals.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--anchor", default=None, help="MODEL=RATING: shift so this model has this rating (bt).")
-@click.option("--k", "elo_k", type=float, default=4.0, show_default=True, help="Online Elo step (elo).")
-@click.option("--workers", type=click.IntRange(1), default=None,
-              help="Bootstrap processes (default: all cores for big jobs).")
+@_fit_options
+@_sample_option
 @_filter_options
+@_reader_options
+@_board_options(top_n_default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write rows to F.json or F.csv (default: print).")
-def fit(input_path, method, bootstrap, seed, anchor, elo_k, workers, anony_only, dedup, language, min_date, max_date,
-        min_turn, output) -> None:
+def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, sample, anony_only, dedup, language,
+        min_date, max_date, min_turn, memory_limit, temp_dir, threads, top_n, fmt, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
-    battles, wins, ties, win_rate."""
-    from builder.pairwise.arena import TABLE_COLUMNS, fit_rating_table
-    from builder.pairwise.battles import read_battles
+    battles, wins, ties, win_rate. Prints the leaderboard unless --output is given."""
+    from builder.pairwise.arena import TABLE_COLUMNS
+    from builder.pairwise.leaderboard import render_leaderboard
 
-    battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
-    click.echo(_report_line(battles), err=True)
-    rows, info = fit_rating_table(
-        battles, method=method, bootstrap=bootstrap, seed=seed, anchor=_parse_anchor(anchor), elo_k=elo_k,
-        workers=workers
-    )
-    if len(info.get("components", ())) > 1:
-        sizes = ", ".join(str(len(c)) for c in info["components"])
-        click.echo(f"note: the battle graph has {len(info['components'])} disconnected components ({sizes} models); "
-                   "each is centred on 1000 and ranked on its own", err=True)
-    if info.get("degenerate_rounds"):
-        click.echo(f"note: {info['degenerate_rounds']} bootstrap rounds left some model without a finite rating",
-                   err=True)
+    battles = _read_for_fit(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn),
+                            _reader_settings(memory_limit, temp_dir, threads), method, sample, seed)
+    rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
     out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in rows]
     if output:
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models", err=True)
         return
-    width = max(len(r["model"]) for r in out_rows)
-    click.echo(f"{'rank':>4} {'ub':>3}  {'model':<{width}}  {'rating':>8} {'lower':>8} {'upper':>8} {'battles':>8} "
-               f"{'win_rate':>8}")
-    for r in out_rows:
-        lo = "-inf" if r["lower"] is None else f"{r['lower']:.1f}"
-        hi = "inf" if r["upper"] is None else f"{r['upper']:.1f}"
-        click.echo(f"{r['rank']:>4} {r['rank_ub']:>3}  {r['model']:<{width}}  {r['rating']:>8.1f} {lo:>8} {hi:>8} "
-                   f"{r['battles']:>8} {r['win_rate']:>8.3f}")
+    board = _board_from_rows(rows, str(input_path))
+    click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
+
+
+@arena.command()
+@click.option("--input", "input_path", type=click.Path(dir_okay=False), required=True,
+              help="A ratings file from `fit --output` or `history --output`, or a battles file (fitted).")
+@_board_options()
+@_fit_options
+@_filter_options
+@_reader_options
+def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_rating, elo_k, workers, anony_only,
+                dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads) -> None:
+    """Print the leaderboard of a ratings file (a history file: its newest slice), or fit a
+    battles file first. The table ends with the number of models, the rating range and the
+    mean interval width."""
+    from builder.pairwise.leaderboard import read_leaderboard, render_leaderboard
+
+    board = read_leaderboard(input_path)
+    if board is None:
+        battles = _read_for_fit(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn),
+                                _reader_settings(memory_limit, temp_dir, threads), method, None, seed)
+        rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
+        board = _board_from_rows(rows, str(input_path))
+    else:
+        click.echo(f"{board.source}: {len(board.rows)} models", err=True)
+    click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
+
+
+@arena.command()
+@click.option("--models", "models_opt", default=None, metavar="N|a,b,c",
+              help="N models with random skills, or comma-separated names (default: a roster of eight models).")
+@click.option("--n", "n_battles", type=click.IntRange(2), default=5000, show_default=True, help="Battles to simulate.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulation and the bootstrap.")
+@click.option("--tie-prob", type=float, default=0.1, show_default=True)
+@click.option("--bootstrap", type=click.IntRange(0), default=100, show_default=True,
+              help="Bootstrap rounds for the Bradley-Terry 95% intervals.")
+@click.option("--k", "elo_k", type=float, default=4.0, show_default=True, help="Online Elo step.")
+@_init_option
+@click.option("--anchor", default=None, help="MODEL=RATING: shift the Bradley-Terry ratings so this model has it.")
+@_board_options()
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the battles (.jsonl).")
+def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output) -> None:
+    """Offline demo: simulate battles, fit Bradley-Terry (with bootstrap intervals) and online
+    Elo, print the leaderboard beside the true skills. No files, keys or network."""
+    from builder.pairwise.demo import (
+        describe_skills,
+        parse_models_option,
+        recovery_line,
+        run_arena_pipeline,
+        skills_for,
+    )
+    from builder.pairwise.leaderboard import render_leaderboard
+
+    if output and Path(output).suffix.lower() not in (".jsonl", ".ndjson"):
+        raise UserError(f"{output}: output must end in .jsonl")
+    skills = skills_for(parse_models_option(models_opt), centre=init_rating, seed=seed)
+    result = run_arena_pipeline(skills, n_battles=n_battles, seed=seed, tie_prob=tie_prob, bootstrap=bootstrap,
+                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor))
+    prose = fmt == "csv"  # keep stdout pure CSV: the prose goes to stderr
+    say = (lambda text: click.echo(text, err=True)) if prose else click.echo
+    say(f"Arena pipeline (offline): {n_battles} simulated battles among {len(skills)} models, "
+        f"ties {tie_prob:.0%}, seed {seed}")
+    say("true skills (Arena scale) the battles were drawn from:")
+    for line in describe_skills(skills):
+        say(line)
+    intervals = f"95% intervals from {bootstrap} bootstrap rounds" if bootstrap else "no intervals (--bootstrap 0)"
+    say(f"\nBradley-Terry maximum likelihood ({intervals}), online Elo k={elo_k:g} from {init_rating:g}; "
+        "'truth' is the latent skill")
+    click.echo(render_leaderboard(result.board, top_n=top_n, fmt=fmt), nl=False)
+    say(recovery_line(result))
+    if output:
+        def w(f):
+            for row in result.simulated.rows():
+                f.write(json.dumps(row, separators=(",", ":"), ensure_ascii=False))
+                f.write("\n")
+
+        write_atomic(Path(output), w)
+        say(f"{output}: {n_battles} battles")
 
 
 @arena.command()
 @click.option("--input", "input_path", type=click.Path(dir_okay=False), required=True, help="Battles file.")
 @click.option("--period", type=click.Choice(["day", "week", "month"]), default="week", show_default=True)
 @click.option("--bootstrap", type=click.IntRange(0), default=0, show_default=True, help="Bootstrap rounds per slice.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap (and of --sample).")
+@_init_option
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: all cores for big jobs).")
+@_sample_option
 @_filter_options
-@click.option("--output", type=click.Path(dir_okay=False), required=True, help="F.json (slices) or F.csv (long rows).")
-def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, language, min_date, max_date, min_turn,
-            output) -> None:
-    """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period."""
+@_reader_options
+@click.option("--top-n", type=click.IntRange(1), default=20, show_default=True,
+              help="Models in the printed rating-change table.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write F.json (slices) or F.csv (long rows).")
+def history(input_path, period, bootstrap, seed, init_rating, workers, sample, anony_only, dedup, language, min_date,
+            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output) -> None:
+    """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
+    each model's initial, final, highest and lowest rating and its volatility."""
     import numpy as np
 
-    from builder.pairwise.battles import read_battles
+    from builder.pairwise.changes import (
+        changes_from_history_section,
+        render_changes_table,
+    )
     from builder.pairwise.history import compute_history
+    from builder.pairwise.scan import scan_battles
 
-    battles = read_battles(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn))
-    click.echo(_report_line(battles), err=True)
-    hist = compute_history(battles, period, bootstrap=bootstrap, seed=seed, workers=workers)
+    out = Path(output) if output else None
+    if out is not None and out.suffix.lower() not in (".json", ".csv"):
+        raise UserError(f"{out}: output must end in .json or .csv")
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
+        click.echo(_report_line(scan.report, scan.models), err=True)
+        # Without a sample the slices come from one grouped query over time buckets; the
+        # battle sequence is still read for online Elo.
+        periods = scan.period_counts(period) if sample is None else None
+        battles = scan.battles()
+    battles = _apply_sample(battles, sample, seed)
+    hist = compute_history(battles, period, bootstrap=bootstrap, seed=seed, workers=workers, init=init_rating,
+                           counts=periods)
     long_rows: list[dict[str, Any]] = []
     slices = []
     for s in hist.slices:
@@ -229,49 +436,81 @@ def history(input_path, period, bootstrap, seed, workers, anony_only, dedup, lan
         long_rows += entries
         slices.append({"date": s.date.isoformat(), "n_battles": s.n_battles,
                        "models": [{k: v for k, v in e.items() if k != "date"} for e in entries]})
-    out = Path(output)
-    if out.suffix.lower() == ".json":
-        write_atomic(out, lambda f: f.write(json.dumps(slices, indent=1, ensure_ascii=False) + "\n"))
-    else:
-        _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
-    click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)
+    if out is not None:
+        if out.suffix.lower() == ".json":
+            write_atomic(out, lambda f: f.write(json.dumps(slices, indent=1, ensure_ascii=False) + "\n"))
+        else:
+            _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
+        click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)
+    changes = changes_from_history_section(slices)
+    first, last = (slices[0]["date"], slices[-1]["date"]) if slices else ("-", "-")
+    click.echo(f"Bradley-Terry rating changes over {len(slices)} {period} slices, {first} to {last} "
+               "(volatility: standard deviation of the changes between slices)")
+    click.echo(render_changes_table(changes, top_n), nl=False)
 
 
 @arena.command()
-@click.option("--candidates", required=True, help="Comma-separated candidate models (at least 2).")
-@click.option("--judge", "judge_model", required=True, help="Judge model.")
-@click.option("--prompts", "prompts_path", type=click.Path(dir_okay=False), required=True,
-              help="Prompts: a text file (one per line) or a JSON array of strings.")
-@click.option("--api", type=click.Choice(["openai", "anthropic"]), default="openai", show_default=True,
-              help="Endpoint kind: OpenAI-compatible chat completions or Anthropic messages.")
-@click.option("--base-url", default=None, help="API base URL (default: the provider's).")
+@click.option("--judge-backend", "--api", "backend_choice",
+              type=click.Choice(["auto", "anthropic", "openai", "openrouter"]), default="auto", show_default=True,
+              help="auto: Anthropic when ANTHROPIC_API_KEY is set, else OpenRouter (OPENROUTER_API_KEY). "
+                   "--api is an alias.")
+@click.option("--candidates", default=None,
+              help="Comma-separated candidate models, at least 2 [default: claude-opus-4-8,claude-haiku-4-5; "
+                   "openai: gpt-5.6-luna,gpt-5-mini].")
+@click.option("--judge", "judge_model", default=None,
+              help="Judge model [default: claude-opus-4-8; openai: gpt-5.6-luna].")
+@click.option("--prompts", "prompts_path", type=click.Path(dir_okay=False), default=None,
+              help="Prompts: a text file (one per line) or a JSON array of strings [default: the bundled set].")
+@click.option("--base-url", default=None,
+              help="API base URL [default: $ANTHROPIC_BASE_URL / $OPENAI_BASE_URL / $OPENROUTER_BASE_URL, "
+                   "else the vendor's].")
 @click.option("--api-key-env", default=None,
-              help="Environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")
+              help="Environment variable holding the key [default: ANTHROPIC_API_KEY / OPENAI_API_KEY / "
+                   "OPENROUTER_API_KEY].")
+@click.option("--openrouter-id", "openrouter_ids", multiple=True, metavar="NAME=ID",
+              help="OpenRouter id for a model name, beside the built-in rule (repeatable).")
 @click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True, help="Answer length cap.")
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per request.")
 @click.option("--retries", type=click.IntRange(1, 10), default=3, show_default=True)
-@click.option("--output", type=click.Path(dir_okay=False), required=True, help="Battles file to write (.jsonl).")
-def judge(candidates, judge_model, prompts_path, api, base_url, api_key_env, max_tokens, timeout, retries,
-          output) -> None:
+@click.option("--output", type=click.Path(dir_okay=False), default="judge-battles.jsonl", show_default=True,
+              help="Battles file to write (.jsonl).")
+def judge(backend_choice, candidates, judge_model, prompts_path, base_url, api_key_env, openrouter_ids, max_tokens,
+          timeout, retries, output) -> None:
     """LLM-judged battles: each pair judged twice with the answers swapped; a winner only
-    when both verdicts agree, else a tie."""
-    from builder.pairwise.judge import (
-        ChatClient,
-        Endpoint,
-        read_prompts,
-        run_judge_battles,
+    when both verdicts agree, else a tie. Runs with an API key alone."""
+    from builder.pairwise.backends import (
+        OPENROUTER_HEADERS,
+        endpoint_for,
+        openrouter_id,
+        parse_overrides,
+        read_default_prompts,
+        resolve_backend,
     )
+    from builder.pairwise.judge import ChatClient, read_prompts, run_judge_battles
 
-    models = [m.strip() for m in candidates.split(",") if m.strip()]
-    prompts = read_prompts(prompts_path)
-    endpoint = Endpoint.of(api, base_url, api_key_env)
-    with ChatClient(endpoint, timeout=timeout, retries=retries) as client:
+    overrides = parse_overrides(openrouter_ids)
+    backend = resolve_backend(backend_choice)
+    endpoint = endpoint_for(backend, base_url, api_key_env)
+    models = ([m.strip() for m in candidates.split(",") if m.strip()] if candidates is not None
+              else list(backend.candidates))
+    judge_model = judge_model or backend.judge
+    prompts = read_prompts(prompts_path) if prompts_path else read_default_prompts()
+    model_id = (lambda m: openrouter_id(m, overrides)) if backend.name == "openrouter" else None
+    headers = OPENROUTER_HEADERS if backend.name == "openrouter" else None
+    click.echo(f"judge: {backend.title} at {endpoint.base_url}, judge {judge_model}, {len(models)} candidates, "
+               f"{len(prompts)} prompts", err=True)
+    with ChatClient(endpoint, timeout=timeout, retries=retries, model_id=model_id, headers=headers) as client:
         rows = run_judge_battles(models, prompts, judge_model, client, max_tokens=max_tokens)
 
-    write_atomic(Path(output), lambda f: f.writelines(compact_json(row) for row in rows))
+    def w(f):
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+            f.write("\n")
+
+    write_atomic(Path(output), w)
     tally = {k: sum(r["winner"] == k for r in rows) for k in ("model_a", "model_b", "tie")}
-    click.echo(f"{output}: {len(rows)} battles (model_a {tally['model_a']}, model_b {tally['model_b']}, tie "
-               f"{tally['tie']})")
+    click.echo(f"{output}: {len(rows)} battles (model_a {tally['model_a']}, model_b {tally['model_b']}, "
+               f"tie {tally['tie']})")
 
 
 __all__ = ["arena"]

@@ -37,12 +37,37 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error (unknown option, bad value, missing argument) shown as one line:
+    ``error: <what> (see '<command> --help')``, exit code 2."""
+
+    def show(self, file=None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else " (see --help)"
+        message = " ".join(self.format_message().split())
+        click.echo(f"error: {message}{hint}", file=file, err=file is None)
+
+
+def _one_line(exc: click.UsageError) -> click.UsageError:
+    if isinstance(exc, (OneLineUsageError, click.exceptions.NoArgsIsHelpError)):
+        return exc  # already one line, or the help text a bare group prints on purpose
+    return OneLineUsageError(exc.format_message(), ctx=exc.ctx)
+
+
 class Group(click.Group):
-    """A click group that turns UserError / CheckFailed into one line and an exit code."""
+    """A click group that turns UserError / CheckFailed into one line and an exit code, and
+    click's own usage errors (of this group and every command under it) into one line."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
         except UserError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)

@@ -93,3 +93,25 @@ def clarify_cmd(paths: tuple[Path, ...], model: str | None, b: int, seed: int, j
     click.echo(f"Overall: {overall.num_tasks} records in {overall.num_files} files, TKQR {overall.tkqr:.4f}, "
                f"ORA {overall.ora:.4f}, avg turns {overall.avg_turns:.2f}, avg diff {overall.avg_diff:+.2f}\n")
     click.echo(render_reports_markdown(reports), nl=False)
+
+
+@evals.command("demo")
+@click.option("--bootstrap", "b", type=click.IntRange(min=1), default=AGGREGATE_ROUNDS, show_default=True,
+              help="Bootstrap rounds (task resamples).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the bootstrap.")
+def demo_cmd(b: int, seed: int) -> None:
+    """Offline demo: aggregate a synthetic suite of three models and twelve tasks; print the
+    leaderboard and the table of paired differences."""
+    from builder.evals.synthetic import DEMO_CATEGORIES, DEMO_MODELS, make_demo_runs
+
+    runs = make_demo_runs()
+    reports = compute_eval_reports(runs, b=b, alpha=AGGREGATE_ALPHA, seed=seed)
+    n_tasks = len({r.task_id for r in runs})
+    click.echo(f"Demo suite (synthetic, offline): {len(DEMO_MODELS)} models, {n_tasks} tasks in "
+               f"{len(DEMO_CATEGORIES)} categories ({', '.join(DEMO_CATEGORIES)}), {b} bootstrap rounds, seed {seed}\n")
+    click.echo(render_reports_markdown(reports, pairwise=True), nl=False)
+    rows = reports[0].rows
+    click.echo("\nPer category (mean score):")
+    for r in rows:
+        cats = ", ".join(f"{c} {r.categories[c]:.2f}" for c in DEMO_CATEGORIES if c in r.categories)
+        click.echo(f"  {r.model_id}: {cats}")

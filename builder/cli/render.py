@@ -27,6 +27,8 @@ from builder.errors import CheckFailed, UserError
 from builder.util.io import parse_utc
 
 if TYPE_CHECKING:
+    from builder.config import SiteConfig
+    from builder.render.site import ChangeLog
     from builder.snapshot import Snapshot
 
 
@@ -65,6 +67,13 @@ def snapshot_now(snapshot: Snapshot, override: str | None) -> datetime:
     return parse_utc(value, "--now" if override is not None else "snapshot created_at")
 
 
+def change_log(cfg: SiteConfig) -> ChangeLog:
+    """The "what changed" documents of a render, at site.yml's score-move threshold."""
+    from builder.history.diff import compute_change_log
+
+    return functools.partial(compute_change_log, threshold=cfg.changes.score_threshold)
+
+
 def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now: str | None = None,
                          base_url: str | None = None, banner_warnings: bool = False,
                          strict: bool = False) -> list[str]:
@@ -80,6 +89,10 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
     history = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
+    from builder.snapshot.attempt import find_attempt
+
+    # the latest refresh attempt made since this snapshot and not after "now"
+    attempt = find_attempt([snapshot_path.parent, snaps_dir], datetime.fromisoformat(snapshot.created_at), when)
     if base_url is not None:
         from builder.util.text import safe_url
 
@@ -88,7 +101,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 
     def build(tmp: Path) -> list[str]:
         warnings = render_site(snapshot, history, cfg, base, tmp, now=when, base_url=base_url,
-                               banner_warnings=banner_warnings)
+                               banner_warnings=banner_warnings, attempt=attempt, change_log=change_log(cfg))
         if strict and warnings:
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
         verify_or_fail(tmp)  # a site whose numbers do not rebuild is never swapped in
@@ -112,9 +125,12 @@ def render_cmd(obj: Context, snapshot_path: Path, out: Path | None, now: str | N
     Earlier snapshots in the same folder (and in snapshots_dir) fill the archive and the
     method changelog. The output folder is swapped in whole.
     """
+    from builder.util.lock import project_lock
+
     cfg, base = obj.load()
     out = out or base / "site"
-    warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
+    with project_lock(base, cfg.fetch.lock_timeout):
+        warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
     click.echo(f"site written to {out}")
     for w in warnings:
         click.echo(f"warning: {w}", err=True)

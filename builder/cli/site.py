@@ -37,8 +37,10 @@ def fetch(obj: Context, live: bool | None, progress: bool) -> None:
     cfg, base = obj.load()
     from builder.fetch import format_status_table
     from builder.pipeline import fetch_everything
+    from builder.util.lock import project_lock
 
-    statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
+    with project_lock(base, cfg.fetch.lock_timeout):
+        statuses = fetch_everything(cfg, base, live=bool(live), progress=progress)
     click.echo(format_status_table(statuses))
 
 
@@ -84,6 +86,7 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
     previous site untouched.
     """
     cfg, base = obj.load()
+    from builder.cli.render import change_log
     from builder.pipeline import build as run_build
     from builder.pipeline import parse_now
 
@@ -96,6 +99,7 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
         now=parse_now(now),
         snapshots_dir=snapshots_dir,
         progress=True,
+        change_log=change_log(cfg),
     )
     if report.snapshot_action == "empty":
         click.echo("snapshot: none saved today (no rows on any board)"
@@ -158,8 +162,11 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
 
     now = build_time(_parse_day("--date", day), datetime.now(UTC))
     folder = snapshots_path(cfg, base, snapshots_dir)
-    snapshot = compute_full_snapshot(cfg, base, now, folder)
-    path, action = write_snapshot(snapshot, folder)
+    from builder.util.lock import project_lock
+
+    with project_lock(base, cfg.fetch.lock_timeout):  # the store is read and a snapshot written
+        snapshot = compute_full_snapshot(cfg, base, now, folder)
+        path, action = write_snapshot(snapshot, folder)
     if action == "empty":
         raise CheckFailed(f"no rows on any board (every rating source failed?): {path.name} was not saved")
     ranked = sum(len(b.rows) for b in snapshot.boards)
@@ -182,7 +189,7 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
 @pass_ctx
 def explain(obj: Context, model: str, board_id: str, snapshot_file: str | None, fmt: str) -> None:
     """Print the arithmetic behind MODEL's score: calibration, family means, R, rank, labels."""
-    from builder.scoring.explain import explain_model, format_explain
+    from builder.evidence.explain import explain_model, format_explain
     from builder.snapshot import list_snapshots, load_snapshot
 
     if snapshot_file:

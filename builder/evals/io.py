@@ -77,7 +77,7 @@ def parse_eval_record(rec: Any, where: str, *, csv_cells: bool = False) -> EvalR
     for k in REQUIRED:
         if values[k] is None:
             raise UserError(f"{where}: missing field {k!r}")
-    model_id = _text(values["model_id"], "model_id", where)
+    model_id = _text(values["model_id"], "model_id", where, numbers_ok=False)
     task_id = _text(values["task_id"], "task_id", where)
     metric = _text(values["metric_name"], "metric_name", where)
     score = _number(values["score"], "score", where, csv_cells)
@@ -178,9 +178,10 @@ def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         yield f"row {i}", rec
 
 
-def _text(v: Any, name: str, where: str) -> str:
+def _text(v: Any, name: str, where: str, *, numbers_ok: bool = True) -> str:
     # Integer ids (task 17) are common in hand-written files; booleans and floats are not ids.
-    if isinstance(v, bool) or not isinstance(v, (str, int)):
+    # A model is named, never numbered: a number there is a column mix-up, so it is refused.
+    if isinstance(v, bool) or not isinstance(v, (str, int)) or (not numbers_ok and not isinstance(v, str)):
         raise UserError(f"{where}: {name} must be a string ({_short(v)})")
     s = str(v).strip()
     if not s:

@@ -70,6 +70,22 @@ def compute_evals_section(
     return Evals(suites=tuple(s for s in computed if s is not None))
 
 
+def read_suite_files(suite: EvalSuiteConfig, base: Path | None) -> None:
+    """Read and check every file of one suite; raises UserError naming the file, line and value.
+
+    The build calls it for every suite before fetching, so a bad operator file stops the run
+    before anything is written.
+    """
+    paths = [resolve_data_path(p, base) for p in suite.paths]
+    if suite.kind == "clarify":
+        read_clarify_scores(paths)
+        return
+    files = find_eval_files(paths)
+    if not files:
+        raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
+    read_eval_runs(files)
+
+
 def _summary(s: ClarifySummary) -> dict[str, Any]:
     return {"num_tasks": s.num_tasks, "num_files": s.num_files, "tkqr": s.tkqr, "ora": s.ora,
             "avg_turns": s.avg_turns, "avg_diff": s.avg_diff}

@@ -1,7 +1,9 @@
 """The Arena stage: battles file in, the rating table and the snapshot's ``"arena"`` section out.
 
 ``fit_rating_table`` makes the ``arena fit`` table; ``compute_arena_section`` everything
-the Arena page draws. Both are pure apart from reading the battles file.
+the Arena page draws, from one DuckDB scan of the battles file (``builder.pairwise.scan``):
+pair counts from its GROUP BY, the battle sequence for online Elo, and per-period counts for
+the history. Both are pure apart from reading the battles file.
 
 Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not exist)::
 
@@ -34,7 +36,10 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                   "mae": 0.021,               # over all rated pairs with >= min_pair_battles
                   "pairs_used": 310},
       "history": [{"date": "2026-05-03", "n_battles": 468,
-                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}]
+                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}],
+      "changes": [{"model", "slices", "first_date", "last_date",   # over the history's
+                   "initial", "final", "change",                   # Bradley-Terry ratings
+                   "highest", "lowest", "volatility"}]             # (builder.pairwise.changes)
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -48,18 +53,18 @@ from typing import Any, Literal
 
 import numpy as np
 
-from builder.config import ArenaConfig
-from builder.pairwise.battles import BattleFilters, Battles, read_battles
+from builder.config import ArenaConfig, ArenaReaderConfig
+from builder.pairwise.battles import BattleFilters, Battles
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
     point_ranks,
     quantiles,
     ranks_with_uncertainty,
 )
-from builder.pairwise.bt import BTFit, PairCounts, count_pairs, fit_bt
-from builder.pairwise.elo import K as ELO_K
-from builder.pairwise.elo import bootstrap_elo, fit_online_elo
-from builder.pairwise.history import compute_history
+from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
+from builder.pairwise.changes import changes_from_history_section
+from builder.pairwise.history import PeriodCounts, compute_history
+from builder.pairwise.scan import ReaderSettings, scan_battles
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -67,6 +72,9 @@ from builder.pairwise.winrate import (
 )
 from builder.snapshot.models import Arena
 from builder.util.formats import ARENA_TABLE_COLUMNS
+
+ELO_K = 4.0
+"Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
 
 TABLE_COLUMNS = ARENA_TABLE_COLUMNS
 
@@ -77,8 +85,17 @@ def _num(x: float, digits: int = 2) -> float | None:
     return round(x, digits) if np.isfinite(x) else None
 
 
+def reader_settings(cfg: ArenaReaderConfig) -> ReaderSettings:
+    """The DuckDB reader's settings from ``site.yml``'s ``arena.reader``."""
+    return ReaderSettings(
+        memory_limit=cfg.memory_limit.strip(),
+        temp_directory=Path(cfg.temp_directory) if cfg.temp_directory else None,
+        threads=cfg.threads,
+    )
+
+
 def fit_rating_table(
-    battles: Battles,
+    battles: Battles | PairCounts,
     *,
     method: Literal["bt", "elo"] = "bt",
     bootstrap: int = 0,
@@ -87,18 +104,27 @@ def fit_rating_table(
     elo_k: float = ELO_K,
     workers: int | None = None,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
+    init: float = INIT,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One row per rated model (``TABLE_COLUMNS`` plus ``component``), and fit facts.
 
-    ``rating`` is the point estimate (BT maximum likelihood, or the final online Elo);
-    ``median``/``lower``/``upper`` come from ``bootstrap`` rounds (equal to ``rating``
-    when there are none). Rows are ordered by component, then rank.
+    ``battles``: per-battle codes, or for ``method="bt"`` just their pair counts (what the
+    reader's GROUP BY returns). ``rating`` is the point estimate (BT maximum likelihood, or
+    the final online Elo); ``median``/``lower``/``upper`` come from ``bootstrap`` rounds
+    (equal to ``rating`` when there are none). Rows are ordered by component, then rank.
+    ``init`` is the scale's centre: each BT component's mean rating, and every model's
+    starting online Elo.
     """
-    counts = count_pairs(battles)
+    if isinstance(battles, PairCounts):
+        if method != "bt":
+            raise ValueError("online Elo needs the battles in order, not their pair counts")
+        counts = battles
+    else:
+        counts = count_pairs(battles)
     n_played, wins, ties = counts.per_model()
     info: dict[str, Any] = {"method": method, "bootstrap": bootstrap, "seed": seed, "degenerate_rounds": 0}
     if method == "bt":
-        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable)
+        fit = fit_bt(counts, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
         rating, component = fit.ratings, fit.component
         info.update(components=fit.components, unrated=fit.unrated, fit=fit, counts=counts)
         if bootstrap > 0:
@@ -108,14 +134,17 @@ def fit_rating_table(
         else:
             median = lower = upper = rating
     elif method == "elo":
-        elo = fit_online_elo(battles, k=elo_k)
+        from builder.pairwise.elo import bootstrap_elo, fit_online_elo
+
+        assert isinstance(battles, Battles)
+        elo = fit_online_elo(battles, k=elo_k, init=init)
         rating = elo.ratings.copy()
         rating[n_played == 0] = np.nan
         component = np.where(n_played > 0, 0, -1)
-        played = tuple(m for m, p in zip(battles.models, n_played, strict=True) if p > 0)
+        played = tuple(m for m, p in zip(counts.models, n_played, strict=True) if p > 0)
         info.update(components=(played,), unrated=())
         if bootstrap > 0:
-            samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k)
+            samples = bootstrap_elo(battles, bootstrap, seed, k=elo_k, init=init)
             lower, median, upper = quantiles(samples, [0.025, 0.5, 0.975])
         else:
             median = lower = upper = rating
@@ -128,7 +157,7 @@ def fit_rating_table(
     for k in np.flatnonzero(rated):
         rows.append(
             {
-                "model": battles.models[k],
+                "model": counts.models[k],
                 "rating": _num(rating[k]),
                 "median": _num(median[k]),
                 "lower": _num(lower[k]),
@@ -161,9 +190,15 @@ def compute_arena_section(
     (0: no per-slice intervals).
     """
     battles_path = Path(battles_path)
-    battles = read_battles(battles_path, BattleFilters(anony_only=cfg.anony_only))
+    # One scan of the file; everything below is read from it, then the connection closes.
+    with scan_battles(battles_path, BattleFilters(anony_only=cfg.anony_only), reader_settings(cfg.reader)) as scan:
+        pair_counts = scan.pair_counts()
+        battles = scan.battles()
+        periods = None
+        if battles.tstamp is not None and np.isfinite(battles.tstamp).any():
+            periods = scan.period_counts(cfg.history)
     rows, info = fit_rating_table(
-        battles,
+        pair_counts,
         method="bt",
         bootstrap=cfg.bootstrap,
         seed=cfg.seed,
@@ -172,7 +207,9 @@ def compute_arena_section(
     )
     fit: BTFit = info["fit"]
     counts: PairCounts = info["counts"]
-    elo = fit_online_elo(battles)
+    from builder.pairwise.elo import fit_online_elo
+
+    elo = fit_online_elo(battles, k=ELO_K)
     index = {m: k for k, m in enumerate(battles.models)}
     for row in rows:
         row["elo"] = _num(elo.ratings[index[row["model"]]])
@@ -212,8 +249,9 @@ def compute_arena_section(
         "components": components,
         "unrated": [u.to_json() for u in fit.unrated],
         "winrate": _winrate_section(fit, counts, cfg),
-        "history": _history_section(battles, cfg, history_bootstrap, workers),
+        "history": _history_section(battles, periods, cfg, history_bootstrap, workers),
     }
+    section["changes"] = [c.to_json() for c in changes_from_history_section(section["history"])]
     return Arena.model_validate(section, strict=False)
 
 
@@ -239,10 +277,11 @@ def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[s
     }
 
 
-def _history_section(battles: Battles, cfg: ArenaConfig, bootstrap: int, workers: int | None) -> list[dict[str, Any]]:
-    if battles.tstamp is None or not np.isfinite(battles.tstamp).any():
+def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaConfig, bootstrap: int,
+                     workers: int | None) -> list[dict[str, Any]]:
+    if periods is None:
         return []
-    hist = compute_history(battles, cfg.history, bootstrap=bootstrap, seed=cfg.seed, workers=workers)
+    hist = compute_history(battles, cfg.history, bootstrap=bootstrap, seed=cfg.seed, workers=workers, counts=periods)
     out = []
     for s in hist.slices:
         rated = np.flatnonzero(np.isfinite(s.ratings))
@@ -263,4 +302,4 @@ def _history_section(battles: Battles, cfg: ArenaConfig, bootstrap: int, workers
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "compute_arena_section", "fit_rating_table"]
+__all__ = ["TABLE_COLUMNS", "compute_arena_section", "fit_rating_table", "reader_settings"]

@@ -38,7 +38,7 @@ import scipy.linalg
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
-from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt
+from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt, one_blas_thread
 
 _INF_SENTINEL = 1e12  # stands in for +-inf while interpolating quantiles
 # Newton step tolerance per round (log10-odds units). Newton converges quadratically, so
@@ -97,7 +97,7 @@ def bootstrap_bt(
         workers = (os.cpu_count() or 1) if work > 3_000_000 else 1
     workers = max(1, min(workers, rounds))
     if workers == 1:
-        samples, degenerate = _run_rounds(job, children)
+        samples, degenerate = _run_rounds(job, children)  # BLAS pinned inside
     else:
         per = math.ceil(rounds / (workers * 4))
         chunks = [children[k : k + per] for k in range(0, rounds, per)]
@@ -145,14 +145,8 @@ class _Job:
 
 
 def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """A context that keeps BLAS/LAPACK to one thread: each round solves a small system, and
-    with a thread pool per worker process the pools spin against each other (10x slower on
-    2 cores). threadpoolctl is optional; without it the rounds still run, just unpinned."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return contextlib.nullcontext()
-    limits: contextlib.AbstractContextManager[Any] = threadpool_limits(limits=1, user_api="blas")
+    """One BLAS thread in each worker: several thread pools spin against each other."""
+    limits: contextlib.AbstractContextManager[Any] = one_blas_thread()
     return limits
 
 

@@ -40,6 +40,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 from scipy.sparse.csgraph import breadth_first_order, connected_components
+from threadpoolctl import threadpool_limits
 
 from builder.errors import UserError
 from builder.pairwise.battles import WIN_A, WIN_B, Battles
@@ -127,6 +128,13 @@ def pair_cells(a: np.ndarray, b: np.ndarray, o: np.ndarray, n: int) -> tuple[np.
     cell[win_a] = np.where(swapped[win_a], 1, 0)
     cell[win_b] = np.where(swapped[win_b], 0, 1)
     return keys, cell
+
+
+def one_blas_thread() -> threadpool_limits:
+    """A context that keeps BLAS/LAPACK to one thread. The fit solves systems of a few
+    hundred unknowns: a BLAS thread pool buys nothing there, and on a loaded machine its
+    spinning threads make run times swing tenfold (measured on 2 cores)."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 # --------------------------------------------------------------------------- diagnosis
@@ -274,8 +282,21 @@ def fit_bt(
     ``on_unidentifiable="raise"`` raises ``NoFiniteRating`` naming every group of models
     that won or lost all its battles against the rest; ``"drop"`` fits the largest strongly
     connected group of each component and reports the others in ``BTFit.unrated`` (their
-    ratings are NaN). ``anchor`` must name a rated model.
+    ratings are NaN). ``anchor`` must name a rated model. Runs with one BLAS thread.
     """
+    with one_blas_thread():
+        return _fit_bt(counts, scale=scale, base=base, init=init, anchor=anchor, on_unidentifiable=on_unidentifiable)
+
+
+def _fit_bt(
+    counts: PairCounts,
+    *,
+    scale: float,
+    base: float,
+    init: float,
+    anchor: tuple[str, float] | None,
+    on_unidentifiable: Literal["raise", "drop"],
+) -> BTFit:
     n = counts.n_models
     st = analyse_graph(n, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
     unrated = tuple(Unrated(tuple(counts.models[k] for k in codes), describe_unrated(counts, codes)) for codes,
@@ -413,6 +434,7 @@ __all__ = [
     "describe_unrated",
     "fit_bt",
     "newton_bt",
+    "one_blas_thread",
     "pair_cells",
     "solve_group",
 ]

@@ -4,9 +4,11 @@ Slice k holds every battle up to the end of period k (UTC day, ISO week ending S
 calendar month), from the first period with a battle to the last; its ``date`` is the last
 day of the period, or the last battle's day for the final, unfinished period.
 
-Counts are built once: each battle gets a (pair, outcome) cell and a period; a running sum
-of per-period ``bincount``s gives every slice's cumulative pair counts in O(battles +
-periods x cells), instead of refiltering the battles for every slice as the seed does.
+Counts come from one grouped query over time buckets (``PeriodCounts``: battles per period,
+pair and outcome cell, ``BattleScan.period_counts`` in SQL, or ``period_counts_of`` over
+in-memory battles); a running sum over the periods gives every slice's cumulative pair
+counts in O(periods x cells), instead of refiltering the battles for every slice as the
+seed does.
 Slices are then fitted independently (in parallel processes when there are many), each with
 ``fit_bt(..., on_unidentifiable="drop")``: early slices often hold a model that has won or
 lost every battle so far, which has no finite rating yet, so it is left out of that slice
@@ -36,10 +38,44 @@ from builder.pairwise.bootstrap import (
     point_ranks,
 )
 from builder.pairwise.bt import PairCounts, fit_bt, pair_cells
-from builder.pairwise.elo import run_elo_codes
 
 Period = Literal["day", "week", "month"]
 _EPOCH = dt.date(1970, 1, 1)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PeriodCounts:
+    """Dated battles counted per time bucket, pair and outcome cell, shape (n_groups,) each.
+
+    ``period``: int64 bucket (``period_index``); ``key``: int64 pair key ``lo * n_models +
+    hi`` (codes into ``models``, lo < hi); ``cell``: 0 lo won, 1 hi won, 2 a tie of either
+    kind; ``count``: int64 battles. ``last_tstamp``: the latest dated battle (Unix seconds);
+    ``undated``: battles without a time (left out of the history).
+    """
+
+    models: tuple[str, ...]
+    period_kind: Period
+    period: np.ndarray
+    key: np.ndarray
+    cell: np.ndarray
+    count: np.ndarray
+    last_tstamp: float
+    undated: int
+
+
+def period_counts_of(battles: Battles, period: Period) -> PeriodCounts:
+    """``PeriodCounts`` of in-memory battles (what the reader's grouped query returns)."""
+    if battles.tstamp is None:
+        raise UserError(f"{battles.report.source}: history needs timestamps (no 'tstamp' column)")
+    dated = np.flatnonzero(np.isfinite(battles.tstamp))
+    if dated.size == 0:
+        raise UserError(f"{battles.report.source}: history needs timestamps (every tstamp is empty)")
+    n = len(battles.models)
+    keys, cell = pair_cells(battles.model_a[dated], battles.model_b[dated], battles.outcome[dated], n)
+    per = period_index(battles.tstamp[dated], period)
+    uniq, count = np.unique(np.stack([per, keys, cell]), axis=1, return_counts=True)
+    return PeriodCounts(battles.models, period, uniq[0].copy(), uniq[1].copy(), uniq[2].copy(),
+                        count.astype(np.int64), float(battles.tstamp[dated].max()), len(battles) - dated.size)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -97,42 +133,49 @@ def compute_history(
     base: float = 10.0,
     init: float = 1000.0,
     elo_k: float = 4.0,
+    counts: PeriodCounts | None = None,
 ) -> History:
-    """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period."""
-    if battles.tstamp is None:
-        raise UserError(f"{battles.report.source}: history needs timestamps (no 'tstamp' column)")
+    """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period.
+
+    ``counts``: the battles' ``PeriodCounts`` for ``period`` from the reader's grouped query
+    (computed from ``battles`` when not given); ``battles`` feeds the online Elo, which
+    needs the battle sequence.
+    """
+    if counts is None:
+        counts = period_counts_of(battles, period)
+    if counts.period_kind != period or counts.models != battles.models:
+        raise ValueError("period counts of another period or model table")
+    n = len(battles.models)
+    uniq = np.unique(counts.key)
+    n_cells = uniq.size * 3
+    cells = np.searchsorted(uniq, counts.key) * 3 + counts.cell
+    pi, pj = uniq // n, uniq % n
+    first, last = int(counts.period.min()), int(counts.period.max())
+    per_period = np.bincount(counts.period - first, weights=counts.count, minlength=last - first + 1)
+    ends = np.cumsum(per_period).astype(np.int64)  # battles up to each period
+    last_day = dt.datetime.fromtimestamp(counts.last_tstamp, tz=dt.UTC).date()
+
+    # Online Elo walks the dated battles in time order (file order breaks ties).
+    from builder.pairwise.elo import run_elo_codes
+
+    assert battles.tstamp is not None  # period counts exist only for dated battles
     dated = np.flatnonzero(np.isfinite(battles.tstamp))
-    undated = len(battles) - dated.size
-    if dated.size == 0:
-        raise UserError(f"{battles.report.source}: history needs timestamps (every tstamp is empty)")
     order = dated[np.argsort(battles.tstamp[dated], kind="stable")]
     a, b, o = battles.model_a[order], battles.model_b[order], battles.outcome[order]
-    t = battles.tstamp[order]
-    n = len(battles.models)
-
-    keys, cell = pair_cells(a, b, o, n)
-    uniq, inv = np.unique(keys, return_inverse=True)
-    cells = inv * 3 + cell
-    n_cells = uniq.size * 3
-    pi, pj = uniq // n, uniq % n
-
-    per = period_index(t, period)
-    first, last = int(per[0]), int(per[-1])
-    ends = np.searchsorted(per, np.arange(first, last + 1), side="right")  # battles up to each period
-    last_day = dt.datetime.fromtimestamp(float(t[-1]), tz=dt.UTC).date()
-
     elo = run_elo_codes(battles.models, a, b, o, k=elo_k, init=init, scale=scale, base=base, marks=ends)
     seeds = np.random.SeedSequence(seed).spawn(len(ends))
 
     # Snapshots of cumulative counts; periods without new battles reuse the previous fit.
     tasks: list[tuple[int, np.ndarray]] = []
     running = np.zeros(n_cells)
-    prev = 0
-    for k, end in enumerate(ends):
-        if end > prev:
-            running = running + np.bincount(cells[prev:end], minlength=n_cells)
+    by_period = np.argsort(counts.period, kind="stable")
+    bounds = np.searchsorted(counts.period[by_period], np.arange(first, last + 2))
+    for k in range(last - first + 1):
+        rows = by_period[bounds[k] : bounds[k + 1]]
+        if rows.size:
+            running = running + np.bincount(cells[rows], weights=counts.count[rows], minlength=n_cells)
             tasks.append((k, running))
-        prev = end
+    undated = counts.undated
 
     job = _SliceJob(battles.models, pi, pj, scale, base, init, bootstrap)
     if workers is None:
@@ -195,4 +238,13 @@ def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSeque
     return fit.ratings, lower, upper, ranks, fit.component, played
 
 
-__all__ = ["History", "HistorySlice", "Period", "compute_history", "period_index", "period_last_day"]
+__all__ = [
+    "History",
+    "HistorySlice",
+    "Period",
+    "PeriodCounts",
+    "compute_history",
+    "period_counts_of",
+    "period_index",
+    "period_last_day",
+]

@@ -26,6 +26,7 @@ import itertools
 import os
 import re
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -75,11 +76,16 @@ class ChatClient:
     """A small synchronous chat client over httpx for one endpoint."""
 
     def __init__(self, endpoint: Endpoint, *, timeout: float = 120.0, retries: int = 3, backoff: float = 0.5,
-                 http: httpx.Client | None = None) -> None:
+                 http: httpx.Client | None = None, model_id: Callable[[str], str] | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
+        """``model_id`` turns a model name into the id the endpoint knows (OpenRouter's
+        ``vendor/model``); ``headers`` are sent with every request."""
         self.endpoint = endpoint
         self._key = endpoint.key()
         self.retries = max(1, retries)
         self.backoff = backoff
+        self.model_id = model_id or (lambda m: m)
+        self.extra_headers = dict(headers or {})
         self.http = http or httpx.Client(timeout=timeout, headers={"user-agent": "ModelBoards-judge/0.1"})
 
     def close(self) -> None:
@@ -94,6 +100,7 @@ class ChatClient:
     def chat(self, model: str, user: str, *, system: str | None = None, max_tokens: int = 1024) -> str:
         """One single-turn chat; returns the reply text, stripped."""
         ep = self.endpoint
+        model = self.model_id(model)
         if ep.api == "openai":
             url = f"{ep.base_url}/chat/completions"
             messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
@@ -106,7 +113,7 @@ class ChatClient:
             if system:
                 body["system"] = system
             headers = {"x-api-key": self._key, "anthropic-version": ANTHROPIC_VERSION}
-        data = self._post(url, body, headers)
+        data = self._post(url, body, {**self.extra_headers, **headers})
         try:
             if ep.api == "openai":
                 text = data["choices"][0]["message"]["content"] or ""

@@ -19,22 +19,27 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
+from builder.render.exports import board_attribution
+from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import read_content_dir
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
 from builder.render.writer import Page, SiteWriter, Snap, copy_static, find_dir, make_env
-from builder.snapshot import check_guards
+from builder.snapshot import check_guards, validate_snapshot
+from builder.snapshot.attempt import RefreshAttempt, apply_attempt
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
 T = TypeVar("T")
+ChangeLog = Callable[[Sequence[Snap]], Sequence[Mapping[str, Any]]]
+"Snapshots (oldest first) -> one change document per date."
 
 
 def render_site(
@@ -48,26 +53,45 @@ def render_site(
     base_url: str | None = None,
     banner_warnings: bool = False,
     pages: Sequence[Page] = PAGES,
+    attempt: RefreshAttempt | None = None,
+    change_log: ChangeLog | None = None,
 ) -> list[str]:
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
     ``history`` holds earlier snapshots (only those dated before ``snapshot`` are used, so a
     past day re-renders exactly as it was). ``now`` decides the guards. ``banner_warnings``
     (``serve``) shows every warning in a banner on every page. ``pages`` is the page list,
-    rendered in order (each entry when it is available for these snapshots).
+    rendered in order (each entry when it is available for these snapshots). ``attempt`` is
+    the record of the latest refresh attempt (``builder.snapshot.attempt``): the pages show
+    each source's status as of that attempt, and stale boards when its Arena source failed;
+    the snapshot download stays the saved one. ``change_log`` turns the snapshots shown
+    (earlier ones and the current, oldest first) into the "what changed" documents
+    (``builder.history.diff.compute_change_log``, which render may not import, so the command
+    passes it in); without it the change pages list no change.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     base_url = _normalise_base_url(base_url or cfg.site.url)
     templates = find_dir(base, "templates")
     content = read_content_dir(find_dir(base, "content"))
+    # A snapshot from before the single-source rule is shown under it (builder.render.legacy),
+    # then with each source's status as of the latest attempt; its download stays as saved.
     snap = snapshot
+    movement_hidden: dict[str, str] = {}
+    if snapshot is not None and (snapshot.method is None or not snapshot.method.single_source_rule):
+        shown, rule = apply_single_source_rule(snapshot.model_dump(mode="json"))
+        snap = validate_snapshot(shown, snapshot.date)
+        movement_hidden = {f"{kind}:{i}": MOVEMENT_NOTE for kind, ids in (("board", rule.boards),
+                                                                          ("machine", rule.machines)) for i in ids}
+    snap = apply_attempt(snap, attempt) if snap is not None else None
     guards = check_guards(snap, now)
     earlier = _earlier(history, snap.date if snap else None)
     warnings = _input_warnings(snap, guards, "index" in content)
     w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
-                   history=earlier, content=content, warnings=warnings,
-                   attribution=f"{cfg.site.title} ({base_url}), rating table under {RATING_LICENCE}")
+                   saved=snapshot, history=earlier, content=content, warnings=warnings,
+                   attribution=board_attribution(cfg.site.title, base_url))
+    if change_log is not None:
+        w.changes = change_log([*earlier, *([snap] if snap is not None else [])])
     chosen = [p for p in pages if p.available(snap, earlier)]
     w.common.update({
         "site": cfg.site,
@@ -87,6 +111,8 @@ def render_site(
         "section": "",
         "citation": _citation(cfg, snap, base_url),
         "history": earlier,
+        "movement_hidden": movement_hidden,
+        "has_feed": any(p.key == "changes" for p in chosen),
     })
     copy_static(templates / "static", out / "static")
     for page in chosen:
@@ -111,15 +137,38 @@ def _input_warnings(snap: Snap | None, guards: Sequence[str], has_index_page: bo
     return warnings
 
 
+def recover_site(target: Path) -> None:
+    """Repair what a killed swap left beside ``target`` (call it holding the project lock).
+
+    A crash between the two renames of ``write_site_atomically`` leaves no ``target`` and the
+    previous site complete at ``.<name>.old-*``: it is renamed back. Any other ``.<name>.old-*``
+    or ``.<name>.new-*`` folder is the leftover of a killed build and is deleted.
+    """
+    target = Path(target).resolve()
+    parent = target.parent
+    if not parent.is_dir():
+        return
+    olds = sorted(parent.glob(f".{target.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if not target.exists() and olds:
+        os.rename(olds.pop(), target)  # the newest complete previous site
+    for leftover in [*olds, *parent.glob(f".{target.name}.new-*")]:
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def write_site_atomically(target: Path, build: Callable[[Path], T]) -> T:
     """Build into a fresh folder beside ``target``, then swap it in whole.
 
     The old site is renamed away, the new one renamed in, the old one deleted. Any
     exception while building leaves ``target`` exactly as it was (the partial build is
-    removed). Both renames are on the same filesystem, so each is atomic.
+    removed). Both renames are on the same filesystem, so each is atomic; a crash at any
+    instant leaves either ``target`` or the previous site at ``.<name>.old-*``, which
+    ``recover_site`` (run first here and at the start of every build) puts back.
     """
+    from builder.util.testhooks import pause_point
+
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
+    recover_site(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
         result = build(tmp)
@@ -127,11 +176,13 @@ def write_site_atomically(target: Path, build: Callable[[Path], T]) -> T:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a served site must be readable
+    pause_point("site-built")
     old = None
     if target.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
         old.rmdir()
         os.rename(target, old)
+    pause_point("site-between-renames")
     try:
         os.rename(tmp, target)
     except BaseException:

@@ -20,7 +20,7 @@ from builder.config import SiteConfig
 from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
 from builder.snapshot.models import Board, Snapshot
-from builder.util.text import model_slug, safe_url
+from builder.util.text import finalize_value, model_slug, safe_url
 
 T = TypeVar("T")
 
@@ -59,9 +59,14 @@ class SiteWriter:
     """Writes pages and files into ``out`` and remembers the HTML pages for the sitemap.
 
     It also carries the render's inputs, so a page function needs nothing else: ``snap``
-    (the current snapshot or None), ``history`` (the earlier snapshots, oldest first),
+    (the current snapshot as shown, or None), ``saved`` (the same snapshot as saved: it
+    differs from ``snap`` for a snapshot from before the single-source rule, and when a
+    later refresh attempt changed the sources' statuses), ``history`` (the earlier
+    snapshots, oldest first),
     ``cfg``, ``base`` (site.yml's folder), ``content`` (the markdown pages), ``warnings``
-    (a page may add its own) and ``common`` (the context every template receives).
+    (a page may add its own), ``common`` (the context every template receives) and
+    ``changes`` (one "what changed" document per snapshot date, ``builder.history.diff``'s
+    JSON format, computed by the caller; empty when it computed none).
     """
 
     out: Path
@@ -71,12 +76,14 @@ class SiteWriter:
     cfg: SiteConfig
     base: Path
     snap: Snap | None = None
+    saved: Snap | None = None  # the snapshot as saved, when ``snap`` shows it otherwise (legacy rule, later attempt)
     history: Sequence[Snap] = ()
     content: Mapping[str, ContentPage] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     attribution: str = ""
     pages: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)
+    changes: Sequence[Mapping[str, Any]] = ()
 
     def file(self, rel: str, text: str) -> None:
         path = self.out / rel
@@ -111,6 +118,7 @@ def make_env(templates: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=finalize_value,  # bidi controls from upstream never reach a page
     )
     env.filters.update(FILTERS)
     env.filters["slug"] = model_slug

@@ -41,6 +41,7 @@ from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.identity import identity_map
 from builder.records import Observation
+from builder.util.text import neutralise_formula
 
 SELECT_COLUMNS = (
     "source", "feed", "evaluator", "model", "identity", "raw", "date", "url", "selected", "reason",
@@ -261,7 +262,8 @@ def select_rows(observations: Iterable[Observation]) -> list[dict[str, Any]]:
 def write_select(rows: Sequence[dict[str, Any]], fmt: str, stream: TextIO) -> None:
     """Write select rows as ``json`` (an array of objects) or ``csv`` (header + rows).
 
-    CSV writes booleans as ``true``/``false`` and None as an empty cell.
+    CSV writes booleans as ``true``/``false``, None as an empty cell, and text that a
+    spreadsheet would run as a formula with a leading apostrophe (as the site's CSVs do).
     """
     if fmt == "json":
         json.dump([{k: r[k] for k in SELECT_COLUMNS} for r in rows], stream, indent=2,
@@ -274,6 +276,8 @@ def write_select(rows: Sequence[dict[str, Any]], fmt: str, stream: TextIO) -> No
             cells = []
             for k in SELECT_COLUMNS:
                 v = r[k]
+                if isinstance(v, str):  # upstream text: never a formula for a spreadsheet
+                    v = neutralise_formula(v)
                 cells.append("true" if v is True else "false" if v is False else "" if v is None else v)
             writer.writerow(cells)
     else:

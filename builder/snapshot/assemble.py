@@ -29,8 +29,10 @@ from builder.snapshot.models import (
     Role,
     SiteInfo,
     Snapshot,
+    SnapshotMethod,
     Source,
     Stacks,
+    UncertaintySettings,
     WorkedExample,
 )
 
@@ -61,6 +63,7 @@ class ScoredBoards:
     boards: tuple[Board, ...]
     machines: tuple[Machine, ...]
     stacks: Stacks
+    uncertainty: UncertaintySettings
     worked_example: WorkedExample | None
 
 
@@ -83,6 +86,7 @@ def assemble_snapshot(
         date=scored.date,
         created_at=scored.created_at,
         method_id=scored.method_id,
+        method=SnapshotMethod(single_source_rule=True),
         demo=demo,
         as_of=scored.as_of,
         stale=scored.stale,
@@ -98,6 +102,7 @@ def assemble_snapshot(
         boards=scored.boards,
         machines=scored.machines,
         stacks=scored.stacks,
+        uncertainty=scored.uncertainty,
         worked_example=scored.worked_example,
         arena=arena,
         evals=evals,

@@ -2,7 +2,9 @@
 
 Payload: one YAML file (``polyglot_leaderboard.yml`` in Aider-AI/aider), a list of runs
 ``{dirname, model, edit_format, editor_model?, reasoning_effort?, test_cases, total_tests,
-pass_rate_2, pass_num_2, commit_hash, date, ...}``. Loaded with YAML *safe* loading.
+pass_rate_2, pass_num_2, commit_hash, date, ...}``. Loaded with YAML *safe* loading, no
+aliases and a size cap (``builder.sources.safe_yaml``: a 479-byte alias bomb would expand to
+gigabytes).
 The score is ``pass_rate_2`` in percent, kept exactly as published.
 
 Run rules. A run counts only when it is a documented single-model run:
@@ -50,14 +52,16 @@ import yaml
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
 from builder.sources import PayloadError, row_url
+from builder.sources.safe_yaml import NoAliasLoader, check_yaml_size
 from builder.sources.validate import check_score
 
 SINGLE_MODEL_FORMATS = ("whole", "diff", "diff-fenced")
 ALLOWED_TEST_CASES = (224, 225)
 
 
-class _AiderLoader(yaml.SafeLoader):
-    """Safe loader that keeps ``commit_hash`` scalars as their source text (``5318380`` stays a string)."""
+class _AiderLoader(NoAliasLoader):
+    """Safe loader without aliases that keeps ``commit_hash`` scalars as their source text
+    (``5318380`` stays a string)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         mapping = super().construct_mapping(node, deep=deep)
@@ -140,6 +144,10 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     if len(names) != 1:
         raise PayloadError(f"{payload.origin}: expected one polyglot YAML file, found {len(names)} files")
     name = names[0]
+    try:
+        check_yaml_size(payload.files[name], name)
+    except ValueError as exc:
+        raise PayloadError(str(exc)) from None
     try:
         runs = yaml.load(payload.files[name].decode("utf-8-sig"), Loader=_AiderLoader)  # noqa: S506 (a SafeLoader)
     except UnicodeDecodeError as exc:

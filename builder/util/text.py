@@ -5,6 +5,18 @@ go through ``safe_url`` (anything that is not an absolute http(s) URL renders as
 model identities become directory names through ``model_slug`` (a fixed alphabet, never
 ``..``, with a hash suffix whenever the identity had to be changed so two identities never
 share a page).
+
+Two more rules, used by the site and by the engines' own outputs alike:
+
+* Bidirectional control characters (``BIDI_CONTROLS``: the embeddings, overrides and
+  isolates U+202A-U+202E and U+2066-U+2069, and the marks U+200E, U+200F, U+061C) let a name
+  reorder how the text around it reads ("gpt-6" shown for something else). They have no
+  place in a model name: ``strip_bidi`` removes them (right-to-left letters themselves stay).
+  The jinja environment's ``finalize`` (``finalize_value``) applies it to every printed
+  value, and ``escape_html`` to HTML built outside templates (the charts' SVG).
+* A spreadsheet runs a cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+  return as a formula ("CSV injection"): ``neutralise_formula`` prefixes such text with an
+  apostrophe, which spreadsheets show as text.
 """
 
 from __future__ import annotations
@@ -13,6 +25,8 @@ import hashlib
 import re
 from typing import Any
 from urllib.parse import urlsplit
+
+from markupsafe import Markup, escape
 
 #: The Content-Security-Policy every page carries in a meta tag: nothing from another origin,
 #: no inline script or style. (frame-ancestors cannot be set from a meta tag.)
@@ -57,8 +71,41 @@ def model_slug(identity: str) -> str:
     return f"{base}-{digest}"
 
 
-# A spreadsheet treats a cell that starts with one of these as a formula ("CSV injection").
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+BIDI_CONTROLS = (
+    "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",  # embeddings, pop, overrides
+    "\u2066", "\u2067", "\u2068", "\u2069",  # isolates
+    "\u200e", "\u200f", "\u061c",  # LRM, RLM, ALM
+)
+_BIDI = re.compile("[" + "".join(BIDI_CONTROLS) + "]")
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def strip_bidi(text: str) -> str:
+    """``text`` without bidirectional control characters."""
+    return _BIDI.sub("", text) if _BIDI.search(text) else text
+
+
+def neutralise_formula(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs as a formula."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def escape_html(value: object) -> Markup:
+    """``markupsafe.escape`` of ``value`` with bidi controls removed first: the one escaping
+    function for HTML built outside the templates (the charts' SVG)."""
+    if isinstance(value, Markup):
+        return value
+    return escape(strip_bidi(value) if isinstance(value, str) else value)
+
+
+def finalize_value(value: Any) -> Any:
+    """The jinja environment's ``finalize``: every printed value passes here before escaping,
+    so bidi controls from upstream text never reach a page (markup the templates built is
+    left alone: its own printed values already passed here)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return strip_bidi(value)
+    return value
 
 
 def csv_cell(v: Any) -> str:
@@ -75,5 +122,4 @@ def csv_cell(v: Any) -> str:
         return str(v)
     if isinstance(v, (list, tuple)):
         v = ";".join(str(x) for x in v)
-    text = str(v)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return neutralise_formula(str(v))

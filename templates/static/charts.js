@@ -1,11 +1,14 @@
 /* ModelBoards charts: redraws the build-time SVG of the shown panel with D3 v7 (served from this
    site, static/vendor/d3.min.js), adds tooltips on hover and keyboard focus, a board selector,
-   and on the rating-history page a search box that adds and removes lines. No inline script,
+   on the rating-history page a search box that adds and removes lines and zoom and pan of the
+   time axis (d3-zoom: buttons, keyboard on the focused chart, drag and Ctrl + wheel), and on the
+   spread page the histogram and box summary of the Arena ratings. No inline script,
    no other origin. The data is data/charts/<kind>.json (builder/charts/data.py), the geometry
    follows builder/charts/svg.py, so the picture is the same with and without JavaScript.
 
    State for tests and scripts: #charts[data-state] is "static" until the data is loaded,
-   then "ready"; a drawn SVG has data-static="0" and each data point is one ".mark".       */
+   then "ready"; a drawn SVG has data-static="0" and each data point is one ".mark"; a zoomable
+   history SVG says its zoom factor and visible dates in data-zoom, data-x0 and data-x1.    */
 (function () {
   "use strict";
 
@@ -23,6 +26,9 @@
   var series = {};      /* panel data by series id */
   var drawn = {};       /* series id -> true once drawn */
   var picked = {};      /* history: series id -> keys drawn */
+  var zooms = {};       /* history: series id -> the zoom transform, kept when lines are added */
+  var zoomers = {};     /* history: series id -> {svg, zoom} of the chart drawn now */
+  var clipSeq = 0;
 
   /* ------------------------------------------------------------------ tooltip */
 
@@ -156,7 +162,9 @@
   function drawPriceQuality(panel, b) {
     var M = { top: 16, right: 24, bottom: 58, left: 72 }, H = 440, pts = b.points;
     if (!pts.length) { return; }
-    var prices = pts.map(function (p) { return p.price; }), scores = pts.map(function (p) { return p.score; });
+    var prices = pts.map(function (p) { return p.price; }), scores = [];
+    /* the score axis also covers every error bar (the 95% interval of R) */
+    pts.forEach(function (p) { [p.score, p.r_lo, p.r_hi].forEach(function (v) { if (v !== null && v !== undefined) { scores.push(v); } }); });
     var lo = d3.min(prices) / 1.6, hi = d3.max(prices) * 1.6;
     var pad = Math.max(5, (d3.max(scores) - d3.min(scores)) * 0.06);
     var s0 = d3.min(scores) - pad, s1 = d3.max(scores) + pad;
@@ -172,8 +180,19 @@
       for (var k = 1; k < front.length; k += 1) { d += "H" + x(front[k].price) + "V" + y(front[k].score); }
       svg.append("path").attr("class", "frontier").attr("d", d).attr("fill", "none").attr("stroke", "currentColor").attr("aria-hidden", "true");
     }
+    var bars = pts.filter(function (p) { return p.r_lo !== null && p.r_lo !== undefined && p.r_hi !== null && p.r_hi !== undefined; });
+    if (bars.length) {
+      var eb = svg.append("g").attr("class", "error-bars").attr("aria-hidden", "true");
+      bars.forEach(function (p) {
+        var cx = x(p.price), y0 = y(p.r_lo), y1 = y(p.r_hi);
+        eb.append("path").attr("class", "error-bar").attr("fill", "none").attr("stroke", "currentColor")
+          .attr("d", "M" + cx + "," + y0 + "V" + y1 + "M" + (cx - 4) + "," + y0 + "h8M" + (cx - 4) + "," + y1 + "h8");
+      });
+    }
     var words = function (p) {
-      var w = [p.name, "Score " + p.score + ", rank " + p.rank, usd(p.price) + " per million tokens (blended)",
+      var w = [p.name, "Score " + p.score + ", rank " + p.rank +
+        (p.r_lo !== null && p.r_lo !== undefined ? ", 95% interval " + Math.round(p.r_lo) + " to " + Math.round(p.r_hi) : ""),
+        usd(p.price) + " per million tokens (blended)",
         capital(weights(p.open_weight)[2]) + (p.partial ? ", partial row" : "")];
       if (p.frontier) { w.push("On the Pareto frontier"); }
       return w;
@@ -210,11 +229,12 @@
   function dateAxis(svg, dates, x, y, label) {
     var g = svg.append("g").attr("class", "axis axis-x").attr("aria-hidden", "true");
     g.append("line").attr("class", "domain").attr("x1", L.left).attr("x2", W - L.right).attr("y1", y).attr("y2", y).attr("stroke", "currentColor");
-    dateTicks(dates, x, 78).forEach(function (d) {
+    (dates.length ? dateTicks(dates, x, 78) : []).forEach(function (d) {
       g.append("line").attr("class", "tick").attr("x1", x(d)).attr("x2", x(d)).attr("y1", y).attr("y2", y + 5).attr("stroke", "currentColor");
       g.append("text").attr("class", "tick-label").attr("x", x(d)).attr("y", y + 18).attr("text-anchor", "middle").text(d);
     });
     g.append("text").attr("class", "axis-label").attr("x", (L.left + W - L.right) / 2).attr("y", y + 40).attr("text-anchor", "middle").text(label);
+    return g;
   }
 
   function endLabels(svg, models, last, yOf, top, bottom) {
@@ -247,6 +267,7 @@
       label = s.title + ": " + s.unit + " over time for " + models.length + " models, " + dates[0] + " to " + dates[dates.length - 1];
     }
     var svg = canvas(panel, H, label, "img", "chart-" + mode);
+    var zoomable = mode === "history" && dates.length > 1 && dates[0] !== dates[dates.length - 1];
     if (mode === "ranks") {
       var step = s.max_rank <= 30 ? 5 : 10, ticks = [1];
       for (var t = step; t <= s.max_rank; t += step) { ticks.push(t); }
@@ -255,32 +276,44 @@
     } else {
       yAxis(svg, y, linearTicks(y.domain()[0], y.domain()[1], 5), num, L.left, W - L.right, bottom, L.top, s.unit);
     }
-    dateAxis(svg, dates, x, bottom, capital(s.x));
+    var axisX = dateAxis(svg, dates, x, bottom, capital(s.x));
+    /* the plotted marks live in one group, clipped to the plot when the time axis can zoom */
+    var plot = svg;
+    if (zoomable) {
+      clipSeq += 1;
+      var clipId = "chart-clip-" + clipSeq;
+      svg.append("clipPath").attr("id", clipId).append("rect")
+        .attr("x", L.left - 5).attr("y", L.top - 5).attr("width", W - L.right - L.left + 10).attr("height", bottom - L.top + 10);
+      plot = svg.append("g").attr("class", "plot").attr("clip-path", "url(#" + clipId + ")");
+    }
+    var bandPath = function (run) {
+      if (run.length === 1) {
+        var px = x(run[0].date);
+        return "M" + (px - 3) + "," + y(run[0].upper) + "H" + (px + 3) + "V" + y(run[0].lower) + "H" + (px - 3) + "Z";
+      }
+      return d3.area().x(function (p) { return x(p.date); }).y0(function (p) { return y(p.lower); }).y1(function (p) { return y(p.upper); })(run);
+    };
+    var bandPaths = null;
     if (mode === "history") {
-      var bands = svg.append("g").attr("class", "bands").attr("aria-hidden", "true");
+      var bands = plot.append("g").attr("class", "bands").attr("aria-hidden", "true");
       models.forEach(function (m) {
         var runs = [], cur = [];
         m.points.forEach(function (p) { if (p.lower !== undefined) { cur.push(p); } else if (cur.length) { runs.push(cur); cur = []; } });
         if (cur.length) { runs.push(cur); }
         runs.forEach(function (run) {
-          var d;
-          if (run.length === 1) {
-            var px = x(run[0].date);
-            d = "M" + (px - 3) + "," + y(run[0].upper) + "H" + (px + 3) + "V" + y(run[0].lower) + "H" + (px - 3) + "Z";
-          } else {
-            d = d3.area().x(function (p) { return x(p.date); }).y0(function (p) { return y(p.lower); }).y1(function (p) { return y(p.upper); })(run);
-          }
-          bands.append("path").attr("class", "band s" + m.colour).attr("d", d).attr("fill", "currentColor").attr("fill-opacity", 0.18);
+          bands.append("path").datum(run).attr("class", "band s" + m.colour).attr("d", bandPath(run))
+            .attr("fill", "currentColor").attr("fill-opacity", 0.18);
         });
       });
+      bandPaths = bands.selectAll("path");
     }
     var line = d3.line().x(function (p) { return x(p.date); }).y(function (p) { return y(valueOf(p)); });
-    svg.append("g").attr("class", "lines").attr("aria-hidden", "true").selectAll("path").data(models).join("path")
+    var lines = plot.append("g").attr("class", "lines").attr("aria-hidden", "true").selectAll("path").data(models).join("path")
       .attr("class", function (m) { return "line s" + m.colour; }).attr("d", function (m) { return line(m.points); })
       .attr("fill", "none").attr("stroke", "currentColor").attr("stroke-width", 2);
     var flat = [];
     models.forEach(function (m) { m.points.forEach(function (p) { flat.push({ m: m, p: p }); }); });
-    var marks = svg.append("g").attr("class", "marks").selectAll("circle").data(flat).join("circle")
+    var marks = plot.append("g").attr("class", "marks").selectAll("circle").data(flat).join("circle")
       .attr("class", function (d) { return "mark s" + d.m.colour; })
       .attr("cx", function (d) { return x(d.p.date); }).attr("cy", function (d) { return y(valueOf(d.p)); })
       .attr("r", 3.5).attr("fill", "currentColor");
@@ -292,7 +325,83 @@
     });
     marks.on("mouseenter.line", function (e, d) { highlight(svg, d.m.key); }).on("mouseleave.line", function () { highlight(svg, null); });
     endLabels(svg, models, dates[dates.length - 1], function (m) { return y(valueOf(m.points[m.points.length - 1])); }, L.top, bottom);
+    if (zoomable) {
+      /* move every mark to a new time scale; the date ticks show the dates in view */
+      var place = function (xf, t0, t1) {
+        x = xf;
+        if (bandPaths) { bandPaths.attr("d", bandPath); }
+        lines.attr("d", function (m) { return line(m.points); });
+        marks.attr("cx", function (d) { return x(d.p.date); });
+        axisX.remove();
+        axisX = dateAxis(svg, dates.filter(function (d) { return day(d) >= t0 - 1 && day(d) <= t1 + 1; }), x, bottom, capital(s.x));
+      };
+      setupZoom(panel, s, svg, H, place);
+    }
     return svg;
+  }
+
+  /* ------------------------------------------------------------------ history zoom (d3-zoom) */
+
+  var ZOOM_STEP = 1.5, PAN_SHARE = 0.2, ZOOM_MAX = 24;
+
+  function isoDay(t) { return new Date(t).toISOString().slice(0, 10); }
+
+  function setupZoom(panel, s, svg, H, place) {
+    var x0 = L.left, x1 = W - L.right;
+    var base = d3.scaleUtc().domain([day(s.dates[0]), day(s.dates[s.dates.length - 1])]).range([x0, x1]);
+    var status = panel.querySelector(".zoom-status");
+    var zoom = d3.zoom().scaleExtent([1, ZOOM_MAX]).extent([[x0, 0], [x1, H]]).translateExtent([[x0, 0], [x1, H]])
+      /* wheel zooms only with Ctrl (or Cmd), so scrolling the page past the chart keeps working */
+      .filter(function (e) { return e.type === "wheel" ? (e.ctrlKey || e.metaKey) : (!e.ctrlKey && !e.button); })
+      .on("zoom", function (e) {
+        zooms[s.id] = e.transform;
+        var xz = e.transform.rescaleX(base), dom = xz.domain(), t0 = +dom[0], t1 = +dom[1];
+        place(function (d) { return xz(day(d)); }, t0, t1);
+        var k = e.transform.k;
+        svg.attr("data-zoom", k.toFixed(2)).attr("data-x0", isoDay(t0)).attr("data-x1", isoDay(t1));
+        if (status) {
+          status.textContent = k < 1.0001 ? "Showing every date, " + s.dates[0] + " to " + s.dates[s.dates.length - 1] + "."
+            : "Showing " + isoDay(t0) + " to " + isoDay(t1) + " (zoom " + d3.format(".1f")(k) + "\u00d7).";
+        }
+      });
+    svg.call(zoom).on("dblclick.zoom", null);
+    zoomers[s.id] = { svg: svg, zoom: zoom, mid: [(x0 + x1) / 2, H / 2], width: x1 - x0 };
+    svg.call(zoom.transform, zooms[s.id] || d3.zoomIdentity);
+  }
+
+  function zoomAction(id, what) {
+    var z = zoomers[id];
+    if (!z) { return; }
+    var k = d3.zoomTransform(z.svg.node()).k;
+    if (what === "in") { z.zoom.scaleBy(z.svg, ZOOM_STEP, z.mid); }
+    else if (what === "out") { z.zoom.scaleBy(z.svg, 1 / ZOOM_STEP, z.mid); }
+    else if (what === "earlier") { z.zoom.translateBy(z.svg, z.width * PAN_SHARE / k, 0); }
+    else if (what === "later") { z.zoom.translateBy(z.svg, -z.width * PAN_SHARE / k, 0); }
+    else if (what === "reset") { z.zoom.transform(z.svg, d3.zoomIdentity); }
+  }
+
+  function setupZoomControls(panel, s) {
+    var box = panel.querySelector(".zoom-controls"), frame = panel.querySelector(".chart-frame");
+    if (!box || !frame || s.dates.length < 2 || s.dates[0] === s.dates[s.dates.length - 1]) { return; }
+    [["zoom-in", "in"], ["zoom-out", "out"], ["pan-earlier", "earlier"], ["pan-later", "later"], ["zoom-reset", "reset"]]
+      .forEach(function (pair) {
+        var b = box.querySelector("." + pair[0]);
+        if (b) { b.addEventListener("click", function () { zoomAction(s.id, pair[1]); }); }
+      });
+    frame.classList.add("zoomable");
+    frame.setAttribute("tabindex", "0");
+    frame.setAttribute("role", "group");
+    frame.setAttribute("aria-label", s.title + ": rating history chart. Plus and minus zoom the time axis, " +
+      "left and right arrows pan, 0 resets.");
+    frame.addEventListener("keydown", function (e) {
+      var keys = { "+": "in", "=": "in", "-": "out", "_": "out", "ArrowLeft": "earlier", "ArrowRight": "later",
+        "0": "reset", "Home": "reset" };
+      var what = keys[e.key];
+      if (!what || e.altKey || e.ctrlKey || e.metaKey) { return; }
+      e.preventDefault();
+      zoomAction(s.id, what);
+    });
+    box.hidden = false;
   }
 
   /* ------------------------------------------------------------------ history picker */
@@ -423,6 +532,53 @@
     });
   }
 
+  /* the Arena ratings: bars per bin above a box summary on the same axis (charts/distribution.py) */
+  function drawDistribution(panel, d) {
+    var M = { top: 14, left: 72, right: 24, hist: 170, gap: 18, box: 34, bottom: 58 };
+    var H = M.top + M.hist + M.gap + M.box + M.bottom, bins = d.bins, bx = d.box;
+    var d0 = bins[0].lo, d1 = bins[bins.length - 1].hi, base = M.top + M.hist, axisY = H - M.bottom;
+    var x = d3.scaleLinear().domain([d0, d1]).range([M.left, W - M.right]);
+    var top = d3.max(bins, function (b) { return b.count; });
+    var y = d3.scaleLinear().domain([0, top]).range([base, M.top]);
+    var svg = canvas(panel, H, d.title + ": histogram of " + d.n + " ratings in bins of " + num(d.width) +
+      " points, median " + fmt1(bx.median) + ", quartiles " + fmt1(bx.q1) + " to " + fmt1(bx.q3), "group", "chart-distribution");
+    var counts = linearTicks(0, top, 4).filter(function (c) { return c === Math.round(c); });
+    if (counts.indexOf(0) < 0) { counts.unshift(0); }
+    yAxis(svg, y, counts, String, M.left, W - M.right, base, M.top, "Models");
+    xAxis(svg, x, linearTicks(d0, d1, 8), num, axisY, M.left, W - M.right,
+      d.unit + "; bars: models per bin of " + num(d.width) + " points; box: quartiles, median, mean");
+    var words = function (b) {
+      var names = b.models.slice(0, 6).join(", ") + (b.count > 6 ? " and " + (b.count - 6) + " more" : "");
+      return [num(b.lo) + " to " + num(b.hi), b.count + " model" + (b.count === 1 ? "" : "s"), names];
+    };
+    var bars = svg.append("g").attr("class", "marks").selectAll("rect")
+      .data(bins.filter(function (b) { return b.count > 0; })).join("rect")
+      .attr("class", "mark bar").attr("x", function (b) { return x(b.lo) + 1; }).attr("y", function (b) { return y(b.count); })
+      .attr("width", function (b) { return Math.max(1, x(b.hi) - x(b.lo) - 2); })
+      .attr("height", function (b) { return base - y(b.count); })
+      .attr("fill", "currentColor").attr("fill-opacity", 0.7);
+    tooltips(bars, words);
+    var cy = base + M.gap + M.box / 2, h = M.box / 2 - 4;
+    var g = svg.append("g").attr("class", "box");
+    g.append("line").attr("class", "whisker").attr("x1", x(bx.whisker_lo)).attr("x2", x(bx.q1)).attr("y1", cy).attr("y2", cy).attr("stroke", "currentColor");
+    g.append("line").attr("class", "whisker").attr("x1", x(bx.q3)).attr("x2", x(bx.whisker_hi)).attr("y1", cy).attr("y2", cy).attr("stroke", "currentColor");
+    [bx.whisker_lo, bx.whisker_hi].forEach(function (v) {
+      g.append("line").attr("class", "whisker-cap").attr("x1", x(v)).attr("x2", x(v)).attr("y1", cy - h / 2).attr("y2", cy + h / 2).attr("stroke", "currentColor");
+    });
+    g.append("rect").attr("class", "iqr").attr("x", x(bx.q1)).attr("y", cy - h).attr("width", Math.max(1, x(bx.q3) - x(bx.q1)))
+      .attr("height", 2 * h).attr("fill", "currentColor").attr("fill-opacity", 0.25).attr("stroke", "currentColor");
+    g.append("line").attr("class", "median").attr("x1", x(bx.median)).attr("x2", x(bx.median)).attr("y1", cy - h).attr("y2", cy + h)
+      .attr("stroke", "currentColor").attr("stroke-width", 3);
+    g.append("path").attr("class", "mean").attr("d", "M" + x(bx.mean) + "," + (cy - 5) + "l5,5l-5,5l-5,-5Z").attr("fill", "currentColor");
+    g.selectAll("circle.outlier").data(bx.outliers).join("circle").attr("class", "outlier")
+      .attr("cx", function (o) { return x(o.rating); }).attr("cy", cy).attr("r", 3.5).attr("fill", "none").attr("stroke", "currentColor");
+    tooltips(g, function () {
+      return ["Box summary of " + bx.n + " ratings", "Median " + fmt1(bx.median) + ", quartiles " + fmt1(bx.q1) + " to " + fmt1(bx.q3),
+        "Whiskers " + fmt1(bx.whisker_lo) + " to " + fmt1(bx.whisker_hi) + ", mean " + fmt1(bx.mean),
+        bx.outliers.length + " outlier" + (bx.outliers.length === 1 ? "" : "s")];
+    });
+  }
+
   /* ------------------------------------------------------------------ panels */
 
   function draw(panel) {
@@ -434,9 +590,14 @@
       if (!s.dates.length) { return; }
       picked[id] = s["default"].slice();
       setupPicker(panel, s);
+      setupZoomControls(panel, s);
       drawHistory(panel, s);
     } else if (kind === "ranks") { if (s.dates.length && s.models.length) { drawLines(panel, s, s.models, "ranks"); } }
-    else if (kind === "spread") { if (id === "arena" && s.ci !== undefined) { drawIntervals(panel, s); } else { drawDots(panel, s); } }
+    else if (kind === "spread") {
+      if (id === "arena" && s.ci !== undefined) { drawIntervals(panel, s); }
+      else if (id === "arena-distribution" && s.box) { drawDistribution(panel, s); }
+      else { drawDots(panel, s); }
+    }
   }
 
   function show(anchor) {
@@ -454,6 +615,7 @@
   }).then(function (doc) {
     if (kind === "spread") {
       if (doc.arena) { series.arena = doc.arena; }
+      if (doc.distribution) { series[doc.distribution.id] = doc.distribution; }
       doc.boards.forEach(function (b) { series[b.id] = b; });
     } else {
       (doc.boards || doc.series).forEach(function (b) { series[b.id] = b; });

@@ -1,6 +1,23 @@
-"""Benchmark: the seed's Arena method against ``builder.pairwise`` on the same battles.
+"""Benchmark: the seed's Arena method against ``builder.pairwise``, and the battles reader
+against the read floor, on the same battles.
 
-    python tests/bench/bench_arena.py [--sizes 100000,1000000] [--with-3m] [--seed-rounds 2]
+    python tests/bench/bench_arena.py [--parts seed,floor,steady] [--sizes 100000,1000000] [--with-3m]
+        [--seed-rounds 2] [--floor-sizes 1000000,3000000] [--memory-10m] [--cache DIR] [--reps 3] [--quick]
+
+Part ``floor`` (issue 15): FastChat-format battles (150 models, ``conv_metadata`` and the
+other clean_battle fields, about 430 bytes a battle as JSON) are generated once per size into
+``--cache`` as Parquet, JSON Lines and a JSON array. For each file, whole processes, each
+timed from start to exit with its peak memory (VmHWM): ``modelboards arena fit --bootstrap
+100`` against the floor, a Python process that imports duckdb and runs the bare
+``SELECT model_a, model_b, winner, count(*) ... GROUP BY ALL`` over ``read_json_auto`` or
+``read_parquet``. Medians of ``--reps`` runs. ``--memory-10m`` adds 10M battles in JSON Lines:
+peak memory of ``arena fit`` with the default 512 MB limit (target: under 600 MB).
+
+Part ``steady``: the compiled fit plus 100 bootstrap rounds in this process (BLAS pinned to
+one thread), five times while one CPU-bound process keeps the other core busy; prints the
+spread (slowest / fastest, target within 1.5x).
+
+Part ``seed``:
 
 Not a test (pytest does not collect ``bench_*.py``) and not timed in CI. It simulates
 battles among 150 models (Zipf popularity, 10% ties), writes each size to Parquet, and runs
@@ -221,10 +238,11 @@ def best(fn, repeat: int) -> float:
 
 
 def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
-    from builder.pairwise.battles import OUTCOMES, read_battles
+    from builder.pairwise.battles import OUTCOMES
     from builder.pairwise.bootstrap import bootstrap_bt
     from builder.pairwise.bt import count_pairs, fit_bt
     from builder.pairwise.elo import fit_online_elo, online_elo_python, run_elo_codes
+    from builder.pairwise.scan import read_battles
 
     # load the compiled loop for the dtypes battles have (int32 codes, int8 outcomes)
     run_elo_codes(("a", "b"), np.array([0], np.int32), np.array([1], np.int32), np.array([0], np.int8))
@@ -266,11 +284,215 @@ def run_child(*args: str) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+# --------------------------------------------------------------------------- the read floor
+
+FLOOR_TARGETS = {1_000_000: 2.0, 3_000_000: 1.5}  # arena fit / floor, whole processes
+MEMORY_TARGET_MB = 600.0
+
+
+def make_fastchat_files(n: int, folder: Path, seed: int = 0,
+                        formats: tuple[str, ...] = ("parquet", "jsonl", "json")) -> dict[str, Path]:
+    """``n`` FastChat clean_battle rows as Parquet, JSON Lines and a JSON array (made once)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {fmt: folder / f"battles_{n}.{fmt}" for fmt in ("parquet", *formats)}
+    if all(p.exists() for p in out.values()):
+        return out
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.pairwise.battles import OUTCOMES
+    from builder.pairwise.simulate import random_skills, simulate_battles
+
+    skills = random_skills(N_MODELS, seed=seed, spread=150.0)
+    tmp = out["parquet"].with_suffix(".parquet.part")
+    chunk = 1_000_000
+    with pq.ParquetWriter(tmp, _fastchat_schema()) as writer:
+        t_start = 1_700_000_000.0
+        for k, start in enumerate(range(0, n, chunk)):
+            m = min(chunk, n - start)
+            sim = simulate_battles(skills, m, seed=seed + 1 + k, tie_prob=0.1, anony_share=0.85)
+            rng = np.random.default_rng(seed + 1000 + k)
+            names = np.array(sim.models, dtype=object)
+
+            def counts(lam: float, keys: list[str], rng=rng, m=m) -> pa.StructArray:
+                return pa.StructArray.from_arrays([pa.array(rng.poisson(lam, m)) for _ in keys], names=keys)
+
+            tok_a, tok_b = rng.integers(5, 1500, m), rng.integers(5, 1500, m)
+            meta = pa.StructArray.from_arrays(
+                [pa.array(tok_a), pa.array(tok_b),
+                 counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]), counts(1.0, ["ordered", "unordered"]),
+                 counts(2.0, ["**", "__"]), counts(0.3, ["h1", "h2", "h3", "h4", "h5", "h6"]),
+                 counts(1.0, ["ordered", "unordered"]), counts(2.0, ["**", "__"])],
+                names=["sum_assistant_a_tokens", "sum_assistant_b_tokens", "header_count_a", "list_count_a",
+                       "bold_count_a", "header_count_b", "list_count_b", "bold_count_b"])
+            table = pa.table({
+                "model_a": pa.array(names[sim.model_a], pa.string()),
+                "model_b": pa.array(names[sim.model_b], pa.string()),
+                "winner": pa.array(np.array(OUTCOMES, dtype=object)[sim.outcome], pa.string()),
+                "turn": pa.array(rng.integers(1, 4, m)),
+                "anony": pa.array(sim.anony),
+                "language": pa.array(np.array(["English", "Chinese", "German", "Russian"], dtype=object)[
+                    rng.choice(4, m, p=[0.7, 0.15, 0.1, 0.05])]),
+                "tstamp": pa.array(np.round(t_start + np.sort(rng.uniform(0, 86_400.0 * 30, m)), 3)),
+                "conv_metadata": meta,
+                "dedup_tag": pa.StructArray.from_arrays([pa.array(rng.random(m) < 0.1), pa.array(rng.random(m) < 0.9)],
+                                                        names=["high_freq", "sampled"]),
+            }, schema=_fastchat_schema())
+            writer.write_table(table, row_group_size=131_072)
+            t_start += 86_400.0 * 30
+    con = duckdb.connect(config={"memory_limit": "3GB", "preserve_insertion_order": True, "threads": 2})
+    for fmt, extra in (("jsonl", ""), ("json", ", ARRAY true")):
+        if fmt not in formats:
+            continue
+        part = out[fmt].with_suffix(f".{fmt}.part")
+        con.execute(f"COPY (SELECT * FROM read_parquet('{tmp}')) TO '{part}' (FORMAT json{extra})")
+        os.replace(part, out[fmt])
+    os.replace(tmp, out["parquet"])
+    return out
+
+
+def _fastchat_schema():
+    import pyarrow as pa
+
+    def counts(keys):
+        return pa.struct([(k, pa.int64()) for k in keys])
+
+    heads, lists, bold = ["h1", "h2", "h3", "h4", "h5", "h6"], ["ordered", "unordered"], ["**", "__"]
+    meta = pa.struct([("sum_assistant_a_tokens", pa.int64()), ("sum_assistant_b_tokens", pa.int64()),
+                      *((f"{kind}_count_{side}", counts(keys)) for side in "ab"
+                        for kind, keys in (("header", heads), ("list", lists), ("bold", bold)))])
+    return pa.schema([("model_a", pa.string()), ("model_b", pa.string()), ("winner", pa.string()),
+                      ("turn", pa.int64()), ("anony", pa.bool_()), ("language", pa.string()),
+                      ("tstamp", pa.float64()), ("conv_metadata", meta),
+                      ("dedup_tag", pa.struct([("high_freq", pa.bool_()), ("sampled", pa.bool_())]))])
+
+
+_HWM = ("import atexit, sys\n"
+        "def _hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            sys.stderr.write('VMHWM_KB ' + line.split()[1] + '\\n')\n"
+        "atexit.register(_hwm)\n")
+
+FLOOR_CHILD = _HWM + """
+import duckdb
+path = sys.argv[1]
+src = f"read_parquet('{path}')" if path.endswith('.parquet') else f"read_json_auto('{path}')"
+rows = duckdb.sql(f"SELECT model_a, model_b, winner, count(*) FROM {src} GROUP BY ALL").fetchall()
+print(len(rows))
+"""
+
+FIT_CHILD = _HWM + """
+from builder.cli import main
+sys.argv = ['modelboards', 'arena', 'fit', *sys.argv[1:]]
+main()
+"""
+
+
+def run_process(code: str, *args: str) -> tuple[float, float]:
+    """(wall seconds, peak MB) of one whole Python process running ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise SystemExit(f"child failed ({args}):\n{res.stderr[-2000:]}")
+    peak = [int(line.split()[1]) for line in res.stderr.splitlines() if line.startswith("VMHWM_KB ")]
+    return wall, (peak[-1] / 1024.0 if peak else float("nan"))
+
+
+def load_note() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+        return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} on {os.cpu_count()} cores"
+    except OSError:  # pragma: no cover
+        return "load average unknown"
+
+
+def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool,
+               formats: tuple[str, ...] = ("json", "jsonl", "parquet")) -> None:
+    print(f"\nRead floor: arena fit --bootstrap 100 vs the bare DuckDB GROUP BY, whole processes, median of {reps}; "
+          f"{load_note()} at the start")
+    rows = []
+    for n in sizes:
+        files = make_fastchat_files(n, cache)
+        for fmt in formats:
+            path = files[fmt]
+            out = cache / f"fit_{n}_{fmt}.json"
+            floor_runs, ours_runs = [], []
+            for _ in range(reps):  # interleaved, so both see the same load
+                floor_runs.append(run_process(FLOOR_CHILD, str(path)))
+                ours_runs.append(run_process(FIT_CHILD, "--input", str(path), "--bootstrap", "100",
+                                             "--output", str(out)))
+            rows.append((n, fmt, path.stat().st_size, _median(floor_runs), _median(ours_runs)))
+    print(f"{'battles':>9} | {'format':<10} | {'MB':>6} | {'B/battle':>8} | {'floor s':>7} | {'floor MB':>8} | "
+          f"{'fit+100 s':>9} | {'fit MB':>6} | {'ratio':>6} | target")
+    print("-" * 100)
+    for n, fmt, size, (fw, fm), (ow, om) in rows:
+        target = FLOOR_TARGETS.get(n)
+        ok = "" if target is None else f"<= {target}x: {'yes' if ow / fw <= target else 'NO'}"
+        name = {"json": "JSON array", "jsonl": "JSON Lines", "parquet": "Parquet"}[fmt]
+        print(f"{n:>9} | {name:<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | {ow:>9.2f} | "
+              f"{om:>6.0f} | {ow / fw:>5.2f}x | {ok}")
+    if memory_10m:
+        n = 10_000_000
+        files = make_fastchat_files(n, cache, formats=("jsonl",))
+        out = cache / "fit_10m.json"
+        ow, om = run_process(FIT_CHILD, "--input", str(files["jsonl"]), "--bootstrap", "100", "--output", str(out))
+        fw, fm = run_process(FLOOR_CHILD, str(files["jsonl"]))
+        size = files["jsonl"].stat().st_size
+        verdict = "yes" if om < MEMORY_TARGET_MB else "NO"
+        print(f"{n:>9} | {'JSON Lines':<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | "
+              f"{ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): "
+              f"{verdict}")
+    print("floor: python -c 'import duckdb; SELECT model_a, model_b, winner, count(*) FROM read_json_auto/read_parquet "
+          f"GROUP BY ALL'; fit: modelboards arena fit --bootstrap 100 (DuckDB scan, counts, Newton, 100 multinomial "
+          f"rounds); MB = peak resident memory (VmHWM) of the whole process; {load_note()} at the end")
+
+
+def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    walls = sorted(r[0] for r in runs)
+    return walls[len(walls) // 2], max(r[1] for r in runs)
+
+
+def steady_part(cache: Path, n: int = 1_000_000) -> None:
+    from builder.pairwise.bootstrap import bootstrap_bt
+    from builder.pairwise.bt import fit_bt
+    from builder.pairwise.scan import count_battles
+
+    files = make_fastchat_files(n, cache)
+    counts, _ = count_battles(files["parquet"])
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            fit = fit_bt(counts)
+            bootstrap_bt(counts, fit, 100, seed=1, workers=1)
+            times.append(time.perf_counter() - t0)
+    finally:
+        busy.kill()
+        busy.wait()
+    spread = max(times) / min(times)
+    print(f"\nSteady fits: fit_bt + 100 bootstrap rounds on {n} battles' pair counts ({counts.i.size} pairs), BLAS "
+          f"pinned to one thread, five runs with a CPU-bound process on another core: "
+          + ", ".join(f"{t:.3f}" for t in times)
+          + f" s; spread {spread:.2f}x (target <= 1.5x: {'yes' if spread <= 1.5 else 'NO'}); {load_note()}")
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--with-3m", action="store_true", help="also 3M battles (ours + the seed's fit alone)")
     ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
+    ap.add_argument("--parts", default="seed,floor,steady", help="which parts to run (seed, floor, steady)")
+    ap.add_argument("--floor-sizes", default="1000000,3000000", help="battles per file for the read-floor part")
+    ap.add_argument("--memory-10m", action="store_true",
+                    help="also 10M battles in JSON Lines: peak memory of arena fit")
+    ap.add_argument("--cache", default=None, help="folder for the generated files (default: a temp folder, removed)")
+    ap.add_argument("--formats", default="json,jsonl,parquet", help="read-floor formats (json, jsonl, parquet)")
+    ap.add_argument("--reps", type=int, default=3, help="runs per process in the read-floor part (median)")
+    ap.add_argument("--quick", action="store_true", help="small sizes everywhere (100k and 300k), one rep")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -281,10 +503,27 @@ def main() -> None:
             print(json.dumps(child_ours(path, [int(x) for x in rest[0].split(",") if x], rest[1] == "1")))
         return
 
+    parts = set(args.parts.split(","))
+    if args.quick:
+        args.sizes, args.floor_sizes, args.reps, args.with_3m = "100000", "100000,300000", 1, False
+    print(f"{N_MODELS} models, Zipf popularity, 10% ties; {os.cpu_count()} cores; Python {sys.version.split()[0]}; "
+          f"{load_note()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(args.cache) if args.cache else Path(tmp)
+        if "floor" in parts:
+            floor_part([int(x) for x in args.floor_sizes.split(",")], cache, args.reps, args.memory_10m,
+                       tuple(args.formats.split(",")))
+        if "steady" in parts:
+            steady_part(cache, 100_000 if args.quick else 1_000_000)
+    if "seed" in parts:
+        seed_part(args)
+
+
+def seed_part(args) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.with_3m:
         sizes.append(3_000_000)
-    print(f"{N_MODELS} models, Zipf popularity, 10% ties; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    print()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:

@@ -199,7 +199,8 @@ def compute_arena_view(arena: Arena, models: Mapping[str, ModelFacts]) -> dict[s
     """Everything the Arena template prints, from the snapshot's ``arena`` and ``models``.
 
     Returns ``{"rows", "axis", "components", "spreads", "battles", "heatmap", "empirical",
-    "winrate", "filters", "bad_rows", "bad_total", "method", "unrated", "n_models"}``; rows
+    "winrate", "filters", "bad_rows", "bad_total", "method", "unrated", "n_models", "changes"}``
+    (``changes``: the saved rating-change statistics as dicts, each with ``identity``); rows
     are the section's rows (same order, as dicts) with ``identity`` (model page, or None) and
     ``bar`` (the CI bar geometry on the shared axis ``axis``).
     """
@@ -217,7 +218,9 @@ def compute_arena_view(arena: Arena, models: Mapping[str, ModelFacts]) -> dict[s
         if members:
             title = "All rated models" if len(components) <= 1 else f"Group {c + 1}"
             spreads.append(_spread_chart(members, title))
+    changes = [{**c.model_dump(), "identity": identity_for(c.model, index)} for c in arena.changes]
     return {
+        "changes": changes,
         "rows": rows,
         "n_models": len(rows),
         "axis": {"lo": lo, "hi": hi, "ticks": _ticks(lo, hi, BAR_PAD, BAR_W - BAR_PAD),

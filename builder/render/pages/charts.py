@@ -9,13 +9,13 @@ Pages (all relative to the site root)::
     charts/price-quality/index.html    per board: score against blended token price
     charts/history/index.html          per board and the Arena: rating over time
     charts/ranks/index.html            per board and the Arena: rank over time
-    charts/spread/index.html           Arena intervals; per board the score distribution
+    charts/spread/index.html           Arena intervals and rating distribution; per board the scores
     data/charts/<kind>.json|.csv       the data behind each page (``builder.charts.data``)
 
 Every panel carries its build-time SVG and a table, so the page reads the same without
 JavaScript; ``static/charts.js`` (D3 v7 from ``static/vendor/``, the race's copy) redraws
 the shown panel with hover and focus tooltips, and on the history page lets a reader add
-and remove lines.
+and remove lines and zoom and pan the time axis (d3-zoom; buttons, keys, drag, Ctrl + wheel).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from builder.charts.data import (
     compute_chart_data,
     render_chart_csv,
 )
+from builder.charts.distribution import render_distribution_svg
 from builder.render.pages.race import D3_DIST, D3_SITE_PATH, copy_d3
 from builder.render.writer import SiteWriter, Snap
 from builder.util.io import compact_json
@@ -58,8 +59,8 @@ KIND_PAGES: dict[str, dict[str, str]] = {
     },
     "spread": {
         "title": "Rating spread",
-        "lead": "How far apart the ratings are: the Arena's intervals (overlapping bars are statistical ties) "
-                "and, for each board, the distribution of displayed scores.",
+        "lead": "How far apart the ratings are: the Arena's intervals (overlapping bars are statistical ties), "
+                "the distribution of its ratings and, for each board, the distribution of displayed scores.",
     },
 }
 
@@ -92,6 +93,9 @@ def _panels(kind: str, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         if doc["arena"] and doc["arena"]["models"]:
             a = doc["arena"]
             out.append({"id": "arena", "title": a["title"], "data": a, "svg": svg.render_intervals_svg(a, root)})
+        if doc.get("distribution"):
+            d = doc["distribution"]
+            out.append({"id": d["id"], "title": d["title"], "data": d, "svg": render_distribution_svg(d)})
         for b in doc["boards"]:
             out.append({"id": b["id"], "title": b["title"], "data": b,
                         "svg": svg.render_dotplot_svg(b, root) if b["points"] else None})

@@ -1,0 +1,925 @@
+"""Battle dumps read by DuckDB (embedded, in process): one scan of the file, then SQL reductions.
+
+Formats: a JSON array, JSON Lines, CSV or Parquet, each optionally compressed (``.gz``,
+``.zst``); the format comes from the suffix (``.json``, ``.jsonl``/``.ndjson``, ``.csv``,
+``.parquet``/``.pq``), and a ``.json`` file whose first character is not ``[`` is read as
+JSON Lines. Schema: see ``builder.pairwise.battles``.
+
+How a file is read (one connection per read, with the ``ReaderSettings`` memory limit and
+spill folder, so a dump larger than memory is counted out of core):
+
+1. **Scan** (the only pass over the file, in parallel): every record becomes one row of a
+   table ``scan`` (in a database file in the spill folder, compressed as it is written;
+   ``rowid`` = the record's position in the file; for Parquet, which is columnar and numbers
+   its rows, a view over the file instead) holding only
+
+   - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
+     cleaned later once per distinct value: a name is a non-blank string with surrounding
+     whitespace removed, a winner one of ``WINNER_CODES``;
+   - ``t``: ``tstamp`` in Unix seconds, NULL when missing or not a number;
+   - ``f``: the first filter that removes the row, in the fixed order anony, dedup,
+     language, min_date, max_date, min_turn (``FILTER_STATUS``), 0 for none;
+   - requested feature columns (``FeatureSpec``).
+
+2. **Reductions**, each one SQL query over ``scan``:
+
+   - ``SELECT a, b, w, f, count(*), min(rowid) ... GROUP BY ALL``: the report, the model
+     table and the pair counts per outcome (``PairCounts``). A row's fate: 1
+     ``missing_model``, 2 ``same_model``, 3 ``unknown_winner`` (each row counted under the
+     first kind it matches, in that order), else its filter, else kept;
+   - per battle, small integers through ENUM types of the raw values, in file order
+     (``Battles``, for online Elo and history, which need the battle sequence);
+   - per time bucket (day, ISO week, month), pair and outcome, counts
+     (``history.PeriodCounts``).
+
+Model codes follow the first appearance of each name in the file, counting every row (bad
+and filtered ones too): the names seen as ``model_a`` first, then those seen only as
+``model_b``; a model without a kept battle is left out of the table.
+
+Malformed input (invalid JSON, a record that is not an object, an unreadable CSV or Parquet
+file) ends in one ``UserError`` line naming the file and DuckDB's position (line for JSON
+Lines and CSV, record for JSON arrays).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from builder.errors import UserError
+from builder.pairwise.battles import (
+    BAD_KINDS,
+    REQUIRED,
+    WINNER_CODES,
+    BattleFilters,
+    BattleReport,
+    Battles,
+)
+from builder.pairwise.bt import PairCounts
+from builder.pairwise.history import Period, PeriodCounts
+
+Format = Literal["json", "jsonl", "csv", "parquet", "arrow"]
+
+FILTER_STATUS: dict[str, int] = {
+    "anony": 4,
+    "dedup": 5,
+    "language": 6,
+    "min_date": 7,
+    "max_date": 8,
+    "min_turn": 9,
+}
+"Row fate code of each filter (after the bad kinds 1-3), in the order the filters run."
+
+_COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
+
+_NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderSettings:
+    """DuckDB resources for one read."""
+
+    memory_limit: str = "512MB"  # DuckDB's memory limit ("512MB", "2GB"); beyond it DuckDB spills
+    temp_directory: Path | None = None  # spill folder (default: the system temp folder)
+    threads: int | None = None  # worker threads (default: DuckDB's, one per core)
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """A per-battle numeric column read from a nested field.
+
+    ``path`` are the keys from the record's top level, e.g. ``("conv_metadata",
+    "sum_assistant_a_tokens")``. The value is a non-negative number, or an object (a Parquet
+    struct) whose values are non-negative numbers, taken as their sum (LMArena writes
+    ``header_count_a`` as ``{"h1": 0, "h2": 3, ...}``).
+    """
+
+    name: str
+    path: tuple[str, ...]
+
+
+DEFAULT_SETTINGS = ReaderSettings()
+NO_FILTERS = BattleFilters()
+
+FEATURE_OK, FEATURE_MISSING, FEATURE_MALFORMED = 0, 1, 2
+"Per-battle feature quality codes: usable, absent (or null), present but not a count."
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class FeatureColumn:
+    """One feature for the kept battles, in ``Battles`` order, shape (n_battles,) each.
+
+    ``values``: float64, NaN where ``quality`` is not ``FEATURE_OK``; ``quality``: int8
+    codes; ``first_malformed``: the 1-based record (JSON array index, JSON Lines line
+    without blank lines, CSV data row) of the first malformed value in the file, or None.
+    """
+
+    name: str
+    values: np.ndarray
+    quality: np.ndarray
+    first_malformed: int | None
+
+    def counts(self) -> dict[str, int]:
+        q = self.quality
+        return {"ok": int((q == FEATURE_OK).sum()), "missing": int((q == FEATURE_MISSING).sum()),
+                "malformed": int((q == FEATURE_MALFORMED).sum())}
+
+
+# --------------------------------------------------------------------------- format and columns
+
+
+def format_of(path: Path) -> tuple[Format, str | None]:
+    """(format, compression) from the file name; ``.json`` is peeked at (array or lines)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    compression = _COMPRESSION.get(suffixes[-1]) if suffixes else None
+    if compression:
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl", compression
+    if suffix == ".csv":
+        return "csv", compression
+    if suffix in (".parquet", ".pq") and compression is None:
+        return "parquet", None
+    if suffix == ".json":
+        return _peek_json(path, compression), compression
+    raise UserError(
+        f"{path}: unknown battles format {''.join(path.suffixes) or path.name!r} "
+        "(use .json, .jsonl, .csv or .parquet, optionally .gz or .zst)"
+    )
+
+
+def _peek_json(path: Path, compression: str | None) -> Format:
+    if compression == "zstd":
+        return "json"  # DuckDB tells an array from lines itself
+    opener = gzip.open if compression == "gzip" else open
+    try:
+        with opener(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc}") from None
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return "json" if head.startswith(b"[") or not head else "jsonl"
+
+
+def _csv_header(path: Path, compression: str | None) -> list[str] | None:
+    """The CSV header's column names (None for an empty file; [] when it cannot be peeked at)."""
+    if compression == "zstd":
+        return []
+    opener = gzip.open if compression == "gzip" else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            row = next(csv.reader(f), None)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise UserError(f"{path}: cannot read the CSV header: {exc}") from None
+    return row if row else None
+
+
+def _sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec]) -> list[str]:
+    # tstamp is always read: history and online Elo need the order.
+    want = [*REQUIRED, "tstamp", *filters.needed_columns()]
+    want += [f.path[0] for f in features]
+    return list(dict.fromkeys(want))
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """How to read one file: the table function and, per column, the SQL that cleans it."""
+
+    path: Path | None
+    kind: Format
+    relation: str  # FROM clause
+    present: frozenset[str]  # columns the file has (first record, header or schema)
+    types: Mapping[str, str]  # DuckDB type of each present column (parquet/arrow)
+    where: str  # how to say where the columns were looked for
+
+
+def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
+            features: Sequence[FeatureSpec]) -> _Source:
+    kind, compression = format_of(path)
+    comp = f", compression={_sql_str(compression)}" if compression else ""
+    p = _sql_str(str(path))
+    want = _wanted(filters, features)
+    if kind in ("json", "jsonl"):
+        fmt = {"json": "array" if compression != "zstd" else "auto", "jsonl": "newline_delimited"}[kind]
+        first = _run(con, path, f"SELECT json_type(json), json_keys(json) FROM read_json_objects({p}, "
+                                f"format={_sql_str(fmt)}{comp}) LIMIT 1").fetchall()
+        if not first:
+            raise UserError(f"{path}: no battles in file (empty input)")
+        jtype, keys = first[0]
+        if jtype != "OBJECT":
+            raise UserError(f"{path}: record 1: a battle must be a JSON object, found {jtype.lower()}")
+        present = frozenset(keys)
+        cols = ", ".join(f"{_ident(c)}: 'JSON'" for c in want if c in present) or "model_a: 'JSON'"
+        rel = (f"read_json({p}, format={_sql_str(fmt)}, records='true', columns={{{cols}}}{comp})")
+        return _Source(path, kind, rel, present, {}, "record 1")
+    if kind == "csv":
+        header = _csv_header(path, compression)
+        if header is None:
+            raise UserError(f"{path}: no battles in file (empty input)")
+        if header:
+            cols = ", ".join(f"{_sql_str(h)}: 'VARCHAR'" for h in header)
+            rel = (f"read_csv({p}, header=true, auto_detect=false, delim=',', quote='\"', escape='\"', "
+                   f"strict_mode=true, columns={{{cols}}}{comp})")
+        else:  # zstd: DuckDB's sniffer reads the header
+            rel = f"read_csv({p}, header=true, all_varchar=true{comp})"
+            header = [r[0] for r in _run(con, path, f"DESCRIBE SELECT * FROM {rel}").fetchall()]
+        return _Source(path, kind, rel, frozenset(h.strip() for h in header), {}, "header")
+    rel = f"read_parquet({p}, file_row_number=true)"
+    described = _run(con, path, f"DESCRIBE SELECT * FROM {rel}").fetchall()
+    return _Source(path, kind, rel, frozenset(r[0] for r in described), {r[0]: r[1] for r in described}, "schema")
+
+
+def _check_columns(src: _Source, filters: BattleFilters) -> None:
+    where = f"{src.path or '<memory>'}: {src.where}"
+    for col in REQUIRED:
+        if col not in src.present:
+            raise UserError(f"{where} has no column {col!r} (needs model_a, model_b, winner)")
+    for col, flt in filters.needed_columns().items():
+        if col not in src.present:
+            raise UserError(f"{where} has no column {col!r}, which the {flt} filter needs")
+
+
+# Cleaning SQL per source kind: a string, a number, a boolean, an integer, dedup_tag.sampled.
+
+
+def _col(src: _Source, name: str) -> str | None:
+    return _ident(name) if name in src.present else None
+
+
+def _text(src: _Source, name: str) -> str:
+    c = _col(src, name)
+    if c is None:
+        return "NULL::VARCHAR"
+    if src.kind in ("json", "jsonl"):
+        return f"CASE WHEN json_type({c}) = 'VARCHAR' THEN {c} ->> '$' END"
+    if src.kind == "csv":
+        return c
+    return c if src.types.get(name) == "VARCHAR" else f"TRY_CAST({c} AS VARCHAR)"
+
+
+def _number(src: _Source, name: str) -> str:
+    c = _col(src, name)
+    if c is None:
+        return "NULL::DOUBLE"
+    if src.kind in ("json", "jsonl"):
+        return f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} THEN TRY_CAST({c} AS DOUBLE) END"
+    return f"TRY_CAST({c} AS DOUBLE)"
+
+
+def _flag(src: _Source, name: str) -> str:
+    c = _col(src, name)
+    if c is None:
+        return "false"
+    if src.kind in ("json", "jsonl"):
+        return f"coalesce(CAST({c} AS VARCHAR) = 'true', false)"
+    if src.kind == "csv" or src.types.get(name) != "BOOLEAN":
+        return f"coalesce(lower(CAST({c} AS VARCHAR)) IN ('true', '1'), false)"
+    return f"coalesce({c}, false)"
+
+
+def _integer(src: _Source, name: str) -> str:
+    c = _col(src, name)
+    if c is None:
+        return "NULL::BIGINT"
+    if src.kind in ("json", "jsonl"):
+        # int(v) of a JSON number: truncation towards zero
+        return (f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} "
+                f"THEN TRY_CAST(trunc(TRY_CAST({c} AS DOUBLE)) AS BIGINT) END")
+    return f"TRY_CAST({c} AS BIGINT)"
+
+
+def _sampled(src: _Source) -> str:
+    c = _col(src, "dedup_tag")
+    if c is None:
+        return "false"
+    if src.kind in ("json", "jsonl"):
+        return f"coalesce(CAST(json_extract({c}, '$.sampled') AS VARCHAR) = 'true', false)"
+    kind = src.types.get("dedup_tag", "VARCHAR")
+    if kind.startswith("STRUCT") and "sampled" in kind:
+        return f"coalesce(TRY_CAST({c}.sampled AS BOOLEAN), false)"
+    # a dict written as text, by Python (True) or as JSON (true)
+    return f"coalesce(regexp_matches(CAST({c} AS VARCHAR), '[''\"]sampled[''\"]\\s*:\\s*(True|true)'), false)"
+
+
+def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
+    """(value, quality) SQL for one feature."""
+    if src.kind == "csv":
+        raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
+    head = _col(src, spec.path[0])
+    if head is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    if src.kind in ("json", "jsonl"):
+        tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
+        v = f"json_extract({head}, '${tail}')" if tail else head
+        num = f"TRY_CAST({v} AS DOUBLE)"
+        parts = f"list_transform(json_extract({v}, '$.*'), lambda e: CASE WHEN json_type(e) IN {_NUMERIC_JSON} " \
+                f"THEN TRY_CAST(e AS DOUBLE) END)"
+        value = (f"CASE json_type({v}) WHEN 'OBJECT' THEN list_sum({parts}) ELSE "
+                 f"CASE WHEN json_type({v}) IN {_NUMERIC_JSON} THEN {num} END END")
+        ok = (f"CASE WHEN {v} IS NULL OR json_type({v}) = 'NULL' THEN {FEATURE_MISSING} "
+              f"WHEN json_type({v}) IN {_NUMERIC_JSON} AND {num} >= 0 THEN {FEATURE_OK} "
+              f"WHEN json_type({v}) = 'OBJECT' AND len({parts}) > 0 AND "
+              f"list_bool_and(list_transform({parts}, lambda x: coalesce(x >= 0, false))) THEN {FEATURE_OK} "
+              f"ELSE {FEATURE_MALFORMED} END")
+        return f"CASE WHEN ({ok}) = {FEATURE_OK} THEN {value} END", ok
+    expr = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
+    kind = _nested_type(src.types.get(spec.path[0], ""), spec.path[1:])
+    if kind is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    if kind.startswith("STRUCT"):
+        fields = _struct_fields(kind)
+        items = [f"TRY_CAST({expr}[{_sql_str(f)}] AS DOUBLE)" for f in fields]
+        value = " + ".join(items) if items else "NULL::DOUBLE"
+        every = " AND ".join(f"coalesce({x} >= 0, false)" for x in items) or "false"
+        ok = (f"CASE WHEN {expr} IS NULL THEN {FEATURE_MISSING} WHEN {every} THEN {FEATURE_OK} "
+              f"ELSE {FEATURE_MALFORMED} END")
+    else:
+        value = f"TRY_CAST({expr} AS DOUBLE)"
+        ok = (f"CASE WHEN {expr} IS NULL THEN {FEATURE_MISSING} WHEN coalesce({value} >= 0, false) "
+              f"THEN {FEATURE_OK} ELSE {FEATURE_MALFORMED} END")
+    return f"CASE WHEN ({ok}) = {FEATURE_OK} THEN {value} END", ok
+
+
+def _json_key(key: str) -> str:
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("'", "''") + '"'
+
+
+def _split_top(s: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _struct_members(kind: str) -> dict[str, str]:
+    inner = kind[kind.index("(") + 1 : kind.rindex(")")]
+    members: dict[str, str] = {}
+    for part in _split_top(inner):
+        if part.startswith('"'):
+            end = part.index('"', 1)
+            while end + 1 < len(part) and part[end + 1] == '"':
+                end = part.index('"', end + 2)
+            name, rest = part[1:end].replace('""', '"'), part[end + 1 :]
+        else:
+            name, _, rest = part.partition(" ")
+        members[name] = rest.strip()
+    return members
+
+
+def _struct_fields(kind: str) -> list[str]:
+    return list(_struct_members(kind))
+
+
+def _nested_type(kind: str, keys: Sequence[str]) -> str | None:
+    for key in keys:
+        if not kind.startswith("STRUCT"):
+            return None
+        members = _struct_members(kind)
+        if key not in members:
+            return None
+        kind = members[key]
+    return kind
+
+
+def _raw(src: _Source, name: str) -> str:
+    """A column as text, untouched: JSON text for JSON files (DuckDB writes it canonically),
+    the field for CSV, the value cast to text for Parquet. Decoded once per distinct value."""
+    c = _col(src, name)
+    if c is None:
+        return "NULL::VARCHAR"
+    if src.kind in ("json", "jsonl"):
+        return f"CAST({c} AS VARCHAR)"
+    if src.kind == "csv" or src.types.get(name) == "VARCHAR":
+        return c
+    return f"TRY_CAST({c} AS VARCHAR)"
+
+
+def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSpec], t_min: float | None,
+              t_max: float | None) -> tuple[str, dict[str, Any]]:
+    """The CREATE TABLE ... AS SELECT that reads the file once, and its named parameters.
+
+    Per row only what cannot wait: raw names and winner (cleaned per distinct value later),
+    the time, and ``f``, the first filter that removes the row (0: none).
+    """
+    params: dict[str, Any] = {}
+    fates = []
+    if filters.anony_only:
+        fates.append(f"WHEN NOT {_flag(src, 'anony')} THEN {FILTER_STATUS['anony']}")
+    if filters.dedup_sampled:
+        fates.append(f"WHEN NOT {_sampled(src)} THEN {FILTER_STATUS['dedup']}")
+    if filters.language is not None:
+        fates.append(f"WHEN {_text(src, 'language')} IS DISTINCT FROM {_sql_str(filters.language)} "
+                     f"THEN {FILTER_STATUS['language']}")
+    if t_min is not None:
+        fates.append(f"WHEN NOT coalesce(_mb_t >= {t_min!r}, false) THEN {FILTER_STATUS['min_date']}")
+    if t_max is not None:
+        fates.append(f"WHEN NOT coalesce(_mb_t < {t_max!r}, false) THEN {FILTER_STATUS['max_date']}")
+    if filters.min_turn is not None:
+        fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
+                     f"THEN {FILTER_STATUS['min_turn']}")
+    fate = f"CAST(CASE {' '.join(fates)} ELSE 0 END AS TINYINT)" if fates else "CAST(0 AS TINYINT)"
+    inner = [f"{_raw(src, 'model_a')} AS _mb_a", f"{_raw(src, 'model_b')} AS _mb_b",
+             f"{_raw(src, 'winner')} AS _mb_w", f"{_number(src, 'tstamp')} AS _mb_t", "*"]
+    outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", "_mb_t AS t", f"{fate} AS f"]
+    for k, spec in enumerate(features):
+        value, quality = _feature_sql(src, spec)
+        outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
+    if src.kind == "parquet":
+        # Parquet is columnar and numbers its rows: a view reads only the columns each
+        # reduction needs, straight from the file, and the position is the file's row number.
+        outer.append("file_row_number AS pos")
+        view = f"CREATE VIEW scan AS SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {src.relation})"
+        return view, params
+    sql = (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM "
+           f"(SELECT {', '.join(inner)} FROM {src.relation})")
+    return sql, params
+
+
+def _decode(kind: Format, values: Sequence[str | None]) -> list[Any]:
+    """Raw text (``_raw``) back to the value: JSON text parsed, other formats as they are."""
+    if kind not in ("json", "jsonl"):
+        return list(values)
+    out: list[Any] = []
+    for v in values:
+        try:
+            out.append(None if v is None else json.loads(v))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def _name(value: Any) -> str | None:
+    """A model name: a non-blank string, surrounding whitespace removed."""
+    if not isinstance(value, str):
+        return None
+    return value.strip() or None
+
+
+# --------------------------------------------------------------------------- errors
+
+_POSITION = re.compile(
+    r'in file "(?P<file>[^"]*)",? (?:at byte \d+ )?in (?P<unit>line|record/value) (?P<n>\d+):?\s*(?P<msg>.*)', re.S
+)
+_CSV_LINE = re.compile(r"CSV Error on Line: (?P<n>\d+)\s*\n(?:Original Line:.*?\n)?(?P<msg>(?:.*?\n)*?.*?\S.*?)\n")
+_offset: list[int] = []
+
+
+def _json_position_offset() -> int:
+    """How far DuckDB's positions in "Malformed JSON" errors are from the 1-based line/record.
+
+    Measured once on a two-line file whose second line is broken, so the reported position
+    stays right whichever way a DuckDB release counts."""
+    if not _offset:
+        with tempfile.TemporaryDirectory(prefix="modelboards-probe-") as tmp:
+            probe = Path(tmp) / "probe.jsonl"
+            probe.write_text('{"x": 1}\n{"x" 1}\n{"x": 1}\n', encoding="utf-8")
+            try:
+                duckdb.connect().execute(f"SELECT count(*) FROM read_json({_sql_str(str(probe))}, "
+                                         "format='newline_delimited', columns={x: 'JSON'})").fetchall()
+                _offset.append(0)
+            except duckdb.Error as exc:
+                m = _POSITION.search(str(exc))
+                _offset.append(int(m["n"]) - 2 if m else 0)
+    return _offset[0]
+
+
+def _user_error(path: Path | None, exc: duckdb.Error) -> UserError:
+    """DuckDB's message as one line naming the file and the record."""
+    text = str(exc)
+    where = str(path) if path is not None else "<memory>"
+    first = text.split("\n", 1)[0]
+    first = re.sub(r"^[A-Za-z ]+Error: ", "", first).strip()
+    m = _POSITION.search(text)
+    if m:
+        unit = "line" if m["unit"] == "line" else "record"
+        n = int(m["n"])
+        msg = m["msg"].split("\n", 1)[0].strip().rstrip(".")
+        if "Malformed JSON" in first:
+            n = max(1, n - _json_position_offset())
+            return UserError(f"{where}: {unit} {n}: invalid JSON ({msg})")
+        if "Expected OBJECT" in msg:
+            return UserError(f"{where}: {unit} {n}: a battle must be a JSON object ({msg})")
+        return UserError(f"{where}: {unit} {n}: {msg}")
+    c = _CSV_LINE.search(text)
+    if c:
+        msg = " ".join(c["msg"].split()).rstrip(".")
+        return UserError(f"{where}: line {c['n']}: cannot read CSV battles ({msg})")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return UserError(f"{where}: DuckDB ran out of memory ({first}); raise arena.reader.memory_limit or set "
+                         "arena.reader.temp_directory to a folder with space")
+    return UserError(f"{where}: cannot read battles: {first}")
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, params: Mapping[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
+    try:
+        return con.execute(sql, dict(params)) if params else con.execute(sql)
+    except duckdb.Error as exc:
+        raise _user_error(path, exc) from None
+
+
+def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str) -> Any:
+    """Run a query and fetch its result (``arrow``, ``numpy`` or ``one``), errors as UserError."""
+    try:
+        rel = con.sql(sql)
+        if how == "arrow":
+            return rel.to_arrow_table()
+        if how == "numpy":
+            return rel.fetchnumpy()
+        rows = rel.fetchall()
+        return rows[0] if rows else None
+    except duckdb.Error as exc:
+        raise _user_error(path, exc) from None
+
+
+# --------------------------------------------------------------------------- the scan
+
+
+@contextmanager
+def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection with the memory limit and a private spill folder.
+
+    The database itself is a file in that folder: the scan table is written to it
+    compressed as the scan goes (names dictionary-encoded, about 8 bytes a battle), so
+    memory stays well under the limit however large the dump; the folder is removed after.
+    """
+    settings = settings or DEFAULT_SETTINGS
+    base = Path(settings.temp_directory) if settings.temp_directory else Path(tempfile.gettempdir())
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        spill = Path(tempfile.mkdtemp(prefix="modelboards-duckdb-", dir=base))
+    except OSError as exc:
+        raise UserError(f"arena.reader.temp_directory {base}: cannot create a spill folder: {exc}") from None
+    config: dict[str, Any] = {
+        "memory_limit": settings.memory_limit,
+        "temp_directory": str(spill),
+        "preserve_insertion_order": True,  # rowid of the scan table = position in the file
+    }
+    if settings.threads:
+        config["threads"] = int(settings.threads)
+    try:
+        con = duckdb.connect(str(spill / "scan.duckdb"), config=config)
+    except duckdb.Error as exc:
+        shutil.rmtree(spill, ignore_errors=True)
+        msg = str(exc).split("\n", 1)[0]
+        raise UserError(f"arena.reader: invalid DuckDB setting ({msg})") from None
+    try:
+        con.execute("SET enable_progress_bar = false")  # a per-connection option
+        yield con
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+class BattleScan:
+    """One battles file scanned into DuckDB; the methods are SQL reductions of that scan.
+
+    Use as a context manager (``with scan_battles(path) as scan:``); the connection and its
+    spill folder go away on exit. ``report`` and ``models`` are known once it is open.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, src: _Source, filters: BattleFilters,
+                 features: Sequence[FeatureSpec]) -> None:
+        self._con = con
+        self._src = src
+        self.filters = filters
+        self.features_spec = tuple(features)
+        self.path = src.path
+        self.has_tstamp = "tstamp" in src.present
+        self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
+        self.source_name = src.path.name if src.path is not None else "<memory>"
+        self._summarise()
+
+    # -- the one aggregation: report, model table, pair counts
+    def _summarise(self) -> None:
+        self._q(f"CREATE TABLE groups AS SELECT a, b, w, f, count(*) AS n, min({self._pos}) AS p "
+                "FROM scan GROUP BY ALL")
+        # Distinct raw values become ENUM types, so every later result is small integers;
+        # each value is cleaned once, here.
+        self._q("CREATE TYPE raw_name AS ENUM (SELECT DISTINCT v FROM (SELECT a AS v FROM groups UNION ALL "
+                "SELECT b FROM groups) WHERE v IS NOT NULL ORDER BY v)")
+        self._q("CREATE TYPE raw_winner AS ENUM (SELECT DISTINCT w FROM groups WHERE w IS NOT NULL ORDER BY w)")
+        self._raw_names: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_name)", "one")[0] or [])
+        self._raw_winners: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_winner)", "one")[0] or [])
+        g = self._fetch(f"SELECT {self._CODED}, f, n, p FROM groups", "numpy")
+        n = np.asarray(g["n"], dtype=np.int64)
+        rows_read = int(n.sum())
+        if rows_read == 0:
+            raise UserError(f"{self.path or '<memory>'}: no battles in file (empty input)")
+        clean = [_name(v) for v in _decode(self._src.kind, self._raw_names)]
+        ia, ib, iw = (np.asarray(g[c], dtype=np.int64) for c in ("ea", "eb", "ew"))
+        wcode = np.array([WINNER_CODES.get(v, -1) if isinstance(v, str) else -1
+                          for v in _decode(self._src.kind, self._raw_winners)] + [-1], dtype=np.int64)
+        o = wcode[iw]  # -1 (the appended slot) for null
+
+        # Model codes: first appearance (model_a column first, then model_b), over all rows.
+        pos = np.asarray(g["p"], dtype=np.int64)
+        names = sorted({m for m in clean if m is not None})
+        name_id = {m: k for k, m in enumerate(names)}
+        raw_to_name = np.array([name_id[m] if m is not None else -1 for m in clean] + [-1], dtype=np.int64)
+        na, nb = raw_to_name[ia], raw_to_name[ib]
+        big = np.iinfo(np.int64).max
+        first = np.full((2, len(names)), big)
+        np.minimum.at(first[0], na[na >= 0], pos[na >= 0])
+        np.minimum.at(first[1], nb[nb >= 0], pos[nb >= 0])
+
+        fate = np.asarray(g["f"], dtype=np.int64)
+        fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
+        by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
+        bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
+        removed = {name: int(by_fate[code]) for name, code in FILTER_STATUS.items() if name in _enabled(self.filters)}
+        kept = int(by_fate[0])
+        if kept == 0:
+            why = ", ".join(f"{k} {v}" for k, v in {**bad, **removed}.items() if v)
+            raise UserError(f"{self.path or '<memory>'}: no battles left of {rows_read} rows ({why or 'none valid'})")
+        self.report = BattleReport(self.source_name, rows_read, bad, removed, kept)
+
+        keep = fate == 0
+        used = np.zeros(len(names), dtype=bool)
+        used[na[keep]] = True
+        used[nb[keep]] = True
+        side = np.where(first[0] < big, 0, 1)
+        at = np.where(side == 0, first[0], first[1])
+        order = [k for k in np.lexsort((at, side)) if used[k]]
+        self.models: tuple[str, ...] = tuple(names[k] for k in order)
+        code_of_name = np.full(len(names) + 1, -1, dtype=np.int64)
+        code_of_name[np.array(order, dtype=np.int64)] = np.arange(len(order))
+        # raw value -> model code (-1: not a usable name); winners raw -> outcome
+        self._raw_code = np.append(code_of_name[raw_to_name[:-1]], -1)
+        self._winner_code = wcode
+        self._pair_groups = (code_of_name[na[keep]], code_of_name[nb[keep]], o[keep], n[keep])
+
+    def _q(self, sql: str, params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
+        return _run(self._con, self.path, sql, params)
+
+    def _fetch(self, sql: str, how: str) -> Any:
+        return _fetch(self._con, self.path, sql, how)
+
+    def pair_counts(self) -> PairCounts:
+        """Kept battles aggregated per unordered pair: ``bt.count_pairs`` of ``battles()``."""
+        ca, cb, o, n = self._pair_groups
+        key, cell = _pair_cells(ca, cb, o, len(self.models))
+        return _pair_counts(self.models, key, cell, n)
+
+    _CODED = ("coalesce(CAST(enum_code(CAST(a AS raw_name)) AS INTEGER), -1) AS ea, "
+              "coalesce(CAST(enum_code(CAST(b AS raw_name)) AS INTEGER), -1) AS eb, "
+              "coalesce(CAST(enum_code(CAST(w AS raw_winner)) AS INTEGER), -1) AS ew")
+
+    def _decode_rows(
+        self, ea: np.ndarray, eb: np.ndarray, ew: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Raw ENUM indices -> model codes and outcome, and which rows are kept battles."""
+        ca, cb, o = self._raw_code[ea], self._raw_code[eb], self._winner_code[ew]
+        keep = (ca >= 0) & (cb >= 0) & (ca != cb) & (o >= 0)
+        return ca, cb, o, keep
+
+    def battles(self) -> Battles:
+        """The kept battles, int-coded, in file order (for online Elo and history)."""
+        cols = self._fetch(f"SELECT {self._CODED}, coalesce(t, 'NaN'::DOUBLE) AS t FROM scan WHERE f = 0", "numpy")
+        ca, cb, o, keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))
+        return Battles(
+            models=self.models,
+            model_a=ca[keep].astype(np.int32),
+            model_b=cb[keep].astype(np.int32),
+            outcome=o[keep].astype(np.int8),
+            tstamp=np.ascontiguousarray(np.asarray(cols["t"], dtype=np.float64)[keep]) if self.has_tstamp else None,
+            report=self.report,
+        )
+
+    def period_counts(self, period: Period) -> PeriodCounts:
+        """Dated kept battles per time bucket, pair and outcome cell, in one grouped query."""
+        if not self.has_tstamp:
+            raise UserError(f"{self.source_name}: history needs timestamps (no 'tstamp' column)")
+        day = "CAST(floor(t / 86400.0) AS BIGINT)"
+        bucket = {
+            "day": day,
+            "week": f"CAST(floor(({day} + 3) / 7.0) AS BIGINT)",  # 1970-01-01 was a Thursday; weeks start Monday
+            "month": f"((year(DATE '1970-01-01' + CAST({day} AS INTEGER)) - 1970) * 12 "
+                     f"+ month(DATE '1970-01-01' + CAST({day} AS INTEGER)) - 1)",
+        }.get(period)
+        if bucket is None:
+            raise UserError(f"unknown history period {period!r} (use day, week or month)")
+        res = self._fetch(
+            f"SELECT {bucket} AS period, {self._CODED}, count(*) AS n, max(t) AS last "
+            "FROM scan WHERE f = 0 AND isfinite(t) GROUP BY ALL",
+            "numpy",
+        )
+        ca, cb, o, keep = self._decode_rows(np.asarray(res["ea"]), np.asarray(res["eb"]), np.asarray(res["ew"]))
+        if not keep.any():
+            raise UserError(f"{self.source_name}: history needs timestamps (every tstamp is empty)")
+        per = np.asarray(res["period"], dtype=np.int64)[keep]
+        n = np.asarray(res["n"], dtype=np.int64)[keep]
+        key, cell = _pair_cells(ca[keep], cb[keep], o[keep], len(self.models))
+        # Several raw spellings can share a (period, pair, cell): add them up.
+        groups = np.stack([per, key, cell])
+        uniq, inv = np.unique(groups, axis=1, return_inverse=True)
+        count = np.bincount(inv.ravel(), weights=n, minlength=uniq.shape[1]).astype(np.int64)
+        dated = int(n.sum())
+        return PeriodCounts(
+            models=self.models,
+            period_kind=period,
+            period=uniq[0].copy(),
+            key=uniq[1].copy(),
+            cell=uniq[2].copy(),
+            count=count,
+            last_tstamp=float(np.asarray(res["last"], dtype=np.float64)[keep].max()),
+            undated=self.report.rows_kept - dated,
+        )
+
+    def features(self) -> dict[str, FeatureColumn]:
+        """The requested feature columns for the kept battles, in ``battles()`` order."""
+        out: dict[str, FeatureColumn] = {}
+        if not self.features_spec:
+            return out
+        sel = ", ".join(f"coalesce(f{k}, 'NaN'::DOUBLE) AS f{k}, q{k}" for k in range(len(self.features_spec)))
+        cols = self._fetch(f"SELECT {self._CODED}, {sel} FROM scan WHERE f = 0", "numpy")
+        keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))[3]
+        firsts = self._fetch(
+            "SELECT " + ", ".join(f"min(CASE WHEN q{k} = {FEATURE_MALFORMED} THEN {self._pos} END)"
+                                  for k in range(len(self.features_spec))) + " FROM scan",
+            "one",
+        )
+        for k, spec in enumerate(self.features_spec):
+            first = firsts[k]
+            out[spec.name] = FeatureColumn(
+                spec.name,
+                np.ascontiguousarray(np.asarray(cols[f"f{k}"], dtype=np.float64)[keep]),
+                np.ascontiguousarray(np.asarray(cols[f"q{k}"], dtype=np.int8)[keep]),
+                None if first is None else int(first) + 1,
+            )
+        return out
+
+    def features_arrow(self) -> pa.Table:
+        """The feature values (null where not usable) as an Arrow table, one row per kept battle."""
+        cols = self.features()
+        return pa.table({name: pa.array(c.values, mask=c.quality != FEATURE_OK) for name, c in cols.items()})
+
+
+def _pair_cells(ca: np.ndarray, cb: np.ndarray, o: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pair key ``lo * m + hi`` and outcome cell (0 lo won, 1 hi won, 2 tie) per row."""
+    lo, hi = np.minimum(ca, cb), np.maximum(ca, cb)
+    swapped = ca > cb
+    cell = np.where(o == 0, np.where(swapped, 1, 0), np.where(o == 1, np.where(swapped, 0, 1), 2))
+    return lo * m + hi, cell
+
+
+def _pair_counts(models: tuple[str, ...], key: np.ndarray, cell: np.ndarray, n: np.ndarray) -> PairCounts:
+    m = len(models)
+    uniq, inv = np.unique(key, return_inverse=True)
+    flat = np.bincount(inv * 3 + cell, weights=n.astype(np.float64), minlength=uniq.size * 3).reshape(uniq.size, 3)
+    return PairCounts(models, uniq // m, uniq % m, flat[:, 0].copy(), flat[:, 1].copy(), flat[:, 2].copy())
+
+
+def _enabled(filters: BattleFilters) -> list[str]:
+    on = []
+    if filters.anony_only:
+        on.append("anony")
+    if filters.dedup_sampled:
+        on.append("dedup")
+    if filters.language is not None:
+        on.append("language")
+    if filters.min_date is not None:
+        on.append("min_date")
+    if filters.max_date is not None:
+        on.append("max_date")
+    if filters.min_turn is not None:
+        on.append("min_turn")
+    return on
+
+
+def _utc_seconds(day: dt.date) -> float:
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
+
+
+def _bounds(filters: BattleFilters) -> tuple[float | None, float | None]:
+    t_min = _utc_seconds(filters.min_date) if filters.min_date else None
+    t_max = _utc_seconds(filters.max_date) + 86_400.0 if filters.max_date else None
+    return t_min, t_max
+
+
+@contextmanager
+def scan_battles(
+    path: str | Path,
+    filters: BattleFilters = NO_FILTERS,
+    settings: ReaderSettings = DEFAULT_SETTINGS,
+    features: Sequence[FeatureSpec] = (),
+) -> Iterator[BattleScan]:
+    """Scan a battles file once (see the module docstring); yields the ``BattleScan``.
+
+    Raises ``UserError`` for a missing or unreadable file, malformed input, a missing
+    required column (or a column a requested filter needs), an empty file, or no rows left.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: battles file not found")
+    with connect(settings) as con:
+        src = _source(con, path, filters, features)
+        _check_columns(src, filters)
+        sql, params = _scan_sql(src, filters, features, *_bounds(filters))
+        _run(con, path, sql, params)
+        yield BattleScan(con, src, filters, features)
+
+
+@contextmanager
+def scan_table(table: pa.Table, filters: BattleFilters = NO_FILTERS, source: str = "<memory>",
+               settings: ReaderSettings = DEFAULT_SETTINGS) -> Iterator[BattleScan]:
+    """``scan_battles`` over an in-memory Arrow table (columns as in a Parquet file)."""
+    with connect(settings) as con:
+        con.register("input_table", table)
+        described = con.execute("DESCRIBE SELECT * FROM input_table").fetchall()
+        src = _Source(None, "arrow", "input_table", frozenset(r[0] for r in described),
+                      {r[0]: r[1] for r in described}, "table")
+        _check_columns(src, filters)
+        sql, params = _scan_sql(src, filters, (), *_bounds(filters))
+        _run(con, None, sql, params)
+        scan = BattleScan(con, src, filters, ())
+        scan.source_name = source
+        scan.report = BattleReport(source, scan.report.rows_read, scan.report.bad_rows, scan.report.removed,
+                                   scan.report.rows_kept)
+        yield scan
+
+
+def read_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
+                 settings: ReaderSettings = DEFAULT_SETTINGS) -> Battles:
+    """The kept battles of a file, int-coded, in file order (``BattleScan.battles``)."""
+    with scan_battles(path, filters, settings) as scan:
+        return scan.battles()
+
+
+def battles_from_columns(
+    model_a: Sequence[str] | np.ndarray,
+    model_b: Sequence[str] | np.ndarray,
+    winner: Sequence[str] | np.ndarray,
+    tstamp: Sequence[float] | np.ndarray | None = None,
+    source: str = "<memory>",
+) -> Battles:
+    """Encode in-memory columns (no filters; bad rows counted and dropped as when reading)."""
+    cols: dict[str, pa.Array] = {
+        "model_a": pa.array([v if isinstance(v, str) else None for v in model_a], type=pa.string()),
+        "model_b": pa.array([v if isinstance(v, str) else None for v in model_b], type=pa.string()),
+        "winner": pa.array([v if isinstance(v, str) else None for v in winner], type=pa.string()),
+    }
+    if tstamp is not None:
+        cols["tstamp"] = pa.array(np.asarray(tstamp, dtype=np.float64))
+    with scan_table(pa.table(cols), source=source) as scan:
+        return scan.battles()
+
+
+def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
+                  settings: ReaderSettings = DEFAULT_SETTINGS) -> tuple[PairCounts, BattleReport]:
+    """Pair-outcome counts and the report of a file, without per-battle arrays."""
+    with scan_battles(path, filters, settings) as scan:
+        return scan.pair_counts(), scan.report
+
+
+__all__ = [
+    "FEATURE_MALFORMED",
+    "FEATURE_MISSING",
+    "FEATURE_OK",
+    "FILTER_STATUS",
+    "BattleScan",
+    "battles_from_columns",
+    "FeatureColumn",
+    "FeatureSpec",
+    "ReaderSettings",
+    "connect",
+    "count_battles",
+    "format_of",
+    "read_battles",
+    "scan_battles",
+    "scan_table",
+]

@@ -1,0 +1,425 @@
+"""The fault matrix: real ``modelboards build --live`` runs (subprocesses) against a hostile
+upstream on 127.0.0.1.
+
+After one good build, each case below runs one build in a copy of that project:
+
+* for every fault kind (500, 404, timeout, slow drip, refused, truncated, invalid,
+  empty-but-valid, oversize, redirect off-host, gzip bomb): every source faulted at once,
+  the Arena battles dump included;
+* for every source: one build with only that source empty-but-valid, one with it invalid;
+* the YAML alias bomb for the YAML source (Aider).
+
+Each build must exit 0; every faulted source shows as failed on the site with its reason;
+its last good payload and every snapshot saved before the run are byte-identical; the other
+sources are intact (fetched again, ok); and the build's peak memory (max RSS of the process,
+from ``os.wait4``, through a small launcher) stays under 600 MB. Short timeouts live in the
+matrix's own site.yml.
+The good payloads are the project's bundled demo payloads.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import QuietServer
+
+from builder.config import PACKAGE_DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = PACKAGE_DATA / "demo"
+MODELBOARDS = Path(sys.executable).parent / "modelboards"
+GOOD_AT = "2026-11-30T06:45:00+00:00"
+FAULT_AT = "2026-11-30T12:45:00+00:00"
+PEAK_MB = 600
+MAX_BYTES = 4_000_000
+TIMEOUT, DEADLINE = 0.6, 2.0
+
+# source name -> (kind, payload file name, the file's good bytes); livebench and
+# terminal-bench are multi-file and handled apart.
+SINGLE = {
+    "arena": ("lmarena", "leaderboard-text.json", DEMO / "arena" / "leaderboard-text.json"),
+    "arena-catalog": ("lmarena_catalog", "scatterplot-data.json", DEMO / "arena-catalog" / "scatterplot-data.json"),
+    "epoch": ("epoch", "epoch_capabilities_index.csv", DEMO / "epoch" / "epoch_capabilities_index.csv"),
+    "aider": ("aider", "polyglot_leaderboard.yml", DEMO / "aider" / "polyglot_leaderboard.yml"),
+    "litellm": ("litellm", "model_prices_and_context_window.json",
+                DEMO / "litellm" / "model_prices_and_context_window.json"),
+    "openrouter": ("openrouter", "models", DEMO / "openrouter" / "models.json"),
+    "piratebench": ("piratebench", "piratebench.json", DEMO / "piratebench" / "piratebench.json"),
+}
+UPSTREAM = [*SINGLE, "livebench", "terminal-bench", "arena-battles"]
+TITLES = {}  # source name -> title on the site (filled from site.yml)
+
+# The site's Sources table names the battles dump by this title (builder.pipeline.battles_source).
+TITLES["arena-battles"] = "LMArena battles dump (Arena page)"
+
+
+def _tarball(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"terminal-bench-leaderboard-8e1925a3/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _good_files() -> dict[str, dict[str, bytes]]:
+    """source -> {path under the source's URL prefix: bytes}."""
+    out = {name: {fname: path.read_bytes()} for name, (_, fname, path) in SINGLE.items()}
+    lb = DEMO / "livebench"
+    out["livebench"] = {p.name: p.read_bytes() for p in sorted(lb.iterdir())}
+    out["livebench"]["index"] = json.dumps([{"name": p.name, "type": "file"} for p in sorted(lb.iterdir())]).encode()
+    tb = DEMO / "terminal-bench"
+    out["terminal-bench"] = {"leaderboard.tar.gz": _tarball(
+        {p.relative_to(tb).as_posix(): p.read_bytes() for p in sorted(tb.rglob("*.json"))})}
+    out["arena-battles"] = {"clean_battle.jsonl": (DEMO / "battles" / "clean_battle_demo.jsonl").read_bytes()}
+    return out
+
+
+GOOD = _good_files()
+
+
+def _empty(source: str, path: str) -> bytes:
+    """A well-formed payload with nothing in it, as a broken upstream job publishes it."""
+    if source == "livebench":
+        if path == "index":
+            return GOOD["livebench"]["index"]
+        return GOOD["livebench"][path].split(b"\n", 1)[0] + b"\n" if path.endswith(".csv") else b"{}"
+    if source == "terminal-bench":
+        return _tarball({"results/x/run/results.json": b'{"accuracy": 0, "n_resolved": 0, "results": []}'})
+    if source == "epoch":
+        return GOOD["epoch"][path].split(b"\n", 1)[0] + b"\n"  # the header only
+    return {"arena": b"{}", "arena-catalog": b"[]", "aider": b"[]\n", "litellm": b"{}",
+            "openrouter": b'{"data": []}', "piratebench": b'{"benchmark": "PirateBench", "version": 1, "epochs": []}',
+            "arena-battles": b"[]"}[source]
+
+
+ALIAS_BOMB = ("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{'bcdefghi'[i]}: &{'bcdefghi'[i]} [" + ", ".join([f"*{'abcdefghi'[i]}"] * 9) + "]\n" for i in range(8))).encode()
+GZIP_BOMB = gzip.compress(b"\0" * 200_000_000, compresslevel=9)
+
+# fault kind -> the reasons the site may show for it, one of which it must (for the battles
+# dump where they differ: its body is read as it arrives, never content-decoded)
+REASONS = {
+    "http-500": ("HTTP 500",), "http-404": ("HTTP 404",), "timeout": ("timed out",), "slow-drip": ("deadline",),
+    "refused": ("connection failed",), "truncated": ("incomplete response",),
+    "invalid": ("unparseable payload", "unreadable LiveBench index", "unreadable tarball"),
+    "empty": ("implausible payload", "unparseable payload"), "oversize": ("too large",),
+    "redirect-off-host": ("redirect to another host",), "gzip-bomb": ("too large",), "alias-bomb": ("alias",),
+}
+BATTLES_REASONS = {"invalid": ("battles dump refused",), "empty": ("battles dump refused",),
+                   "gzip-bomb": ("battles dump refused",)}
+
+
+# --------------------------------------------------------------------------- the hostile server
+
+
+class Upstream:
+    """``/<case>/<source>/<path>``: the good payload, or the fault set for (case, source)."""
+
+    def __init__(self) -> None:
+        self.faults: dict[tuple[str, str], str] = {}
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                try:
+                    outer.handle(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = QuietServer(("127.0.0.1", 0), H)
+        self.port = self.httpd.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, body: bytes, status: int = 200, headers: dict[str, str] | None = None,
+              length: int | None = None) -> None:
+        h.send_response(status)
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(body) if length is None else length))
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(body)
+        h.wfile.flush()
+        h.close_connection = True
+
+    def handle(self, h: BaseHTTPRequestHandler) -> None:
+        parts = h.path.lstrip("/").split("/", 2)
+        if len(parts) != 3 or parts[1] not in GOOD or parts[2] not in GOOD[parts[1]]:
+            return self._send(h, b"not found", 404)
+        case, source, path = parts
+        body = GOOD[source][path]
+        fault = self.faults.get((case, source))
+        if fault is None or (source == "livebench" and path == "index" and fault in ("empty", "alias-bomb")):
+            return self._send(h, body)
+        if fault == "http-500":
+            return self._send(h, b"internal error", 500)
+        if fault == "http-404":
+            return self._send(h, b"gone", 404)
+        if fault == "timeout":
+            time.sleep(TIMEOUT * 4)
+            return self._send(h, body)
+        if fault == "slow-drip":
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            for i in range(min(len(body), int(DEADLINE / 0.05) + 40)):  # never idle, never done in time
+                h.wfile.write(body[i : i + 1])
+                h.wfile.flush()
+                time.sleep(0.05)
+            h.close_connection = True
+            return None
+        if fault == "truncated":
+            return self._send(h, body[: max(1, len(body) // 3)], length=len(body))
+        if fault == "invalid":
+            return self._send(h, b"\x00\xffthis is not the payload <html>rate limited</html>\n" * 20)
+        if fault == "empty":
+            return self._send(h, _empty(source, path))
+        if fault == "oversize":
+            return self._send(h, body + b" " * (MAX_BYTES * 5 + 1))
+        if fault == "redirect-off-host":
+            return self._send(h, b"", 302, {"Location": f"http://localhost:{self.port}/{case}/{source}/{path}"})
+        if fault == "gzip-bomb":
+            return self._send(h, GZIP_BOMB, headers={"Content-Encoding": "gzip"})
+        if fault == "alias-bomb":
+            return self._send(h, ALIAS_BOMB)
+        raise AssertionError(fault)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------- the project
+
+
+def _site_yml(base: str, case: str, refused: set[str]) -> dict:
+    """The matrix's site.yml: the shipped one, every source live on the local server, short
+    timeouts, small caps, few bootstrap rounds, no eval suites (operator files, not upstream)."""
+    data = yaml.safe_load((ROOT / "site.yml").read_text())
+    dead = f"http://127.0.0.1:{_closed_port()}"
+
+    def url(source: str, path: str) -> str:
+        return f"{dead if source in refused else base}/{case}/{source}/{path}"
+
+    for s in data["sources"]:
+        TITLES.setdefault(s["name"], s.get("title") or s["name"])
+        s.update(timeout=TIMEOUT, deadline=DEADLINE, max_bytes=MAX_BYTES)
+        if s["name"] in SINGLE:
+            s["url"] = url(s["name"], SINGLE[s["name"]][1])
+        elif s["name"] == "livebench":
+            s["url"] = url("livebench", "")
+            s["options"]["index_url"] = url("livebench", "index")
+        elif s["name"] == "terminal-bench":
+            s["url"] = url("terminal-bench", "leaderboard.tar.gz")
+    data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=MAX_BYTES,
+                         live_timeout=TIMEOUT, live_deadline=DEADLINE, live_min_battles=100,
+                         bootstrap=3, history_bootstrap=0)
+    data["evals"] = []
+    data["fetch"] = {"store": ".modelboards/store", "retries": 1, "backoff": 0.01}
+    data["snapshots_dir"] = "snapshots"
+    return data
+
+
+def _write_config(folder: Path, data: dict) -> Path:
+    path = folder / "site.yml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Run:
+    rc: int
+    peak_mb: float
+    seconds: float  # wall clock
+    cpu: float  # user + system CPU seconds of the build process
+    stdout: str
+    stderr: str
+
+
+# Linux keeps a process's peak RSS across exec, so a build started straight from this (large)
+# test process would report this process's size. A small launcher forks the build from
+# itself and writes the build's own rusage (from ``os.wait4``) to the file it is given.
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _run_build(cfg: Path, now: str) -> Run:
+    """One ``modelboards build --live`` in its own process; its peak memory and CPU from ``os.wait4``."""
+    out, err, usage = cfg.parent / "build.out", cfg.parent / "build.err", cfg.parent / "build.usage"
+    t0 = time.monotonic()
+    with open(out, "w") as fo, open(err, "w") as fe:
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(usage), str(MODELBOARDS), "--config", str(cfg),
+                                 "build", "--live", "--now", now],
+                                cwd=cfg.parent, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, start_new_session=True)
+        timer = threading.Timer(150, lambda: os.killpg(proc.pid, 9))
+        timer.start()
+        try:
+            proc.wait()
+        finally:
+            timer.cancel()
+    maxrss_kb, cpu = (float(x) for x in usage.read_text().split()) if usage.is_file() else (0.0, 0.0)
+    return Run(proc.returncode, maxrss_kb / 1024, time.monotonic() - t0, cpu, out.read_text(), err.read_text())
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    if not folder.exists():
+        return {}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _kept(base: Path, source: str) -> dict[str, bytes]:
+    """What must survive a failure of ``source`` byte for byte: its payload and manifest."""
+    store = base / ".modelboards" / "store"
+    if source == "arena-battles":
+        return {p.name: p.read_bytes() for p in (store / "battles").glob("*.jsonl")}
+    return {**_tree(store / source / "payload"), "payload.json": (store / source / "payload.json").read_bytes()}
+
+
+def _site_statuses(base: Path) -> dict[str, str]:
+    """Source title -> its Status cell, from the orchestrator board's Sources table."""
+    page = (base / "site" / "boards" / "orchestrator" / "index.html").read_text(encoding="utf-8")
+    table = page[page.index('<details class="sources">'):]
+    out = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        if len(cells) >= 6:
+            out[cells[0]] = cells[5]
+    return out
+
+
+# --------------------------------------------------------------------------- the matrix
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    faults: dict[str, str] = field(hash=False)  # source -> fault kind
+
+
+FAULT_KINDS = ["http-500", "http-404", "timeout", "slow-drip", "refused", "truncated", "invalid", "empty",
+               "oversize", "redirect-off-host", "gzip-bomb"]
+CASES = (
+    [Case(f"all-{k}", dict.fromkeys(UPSTREAM, k)) for k in FAULT_KINDS]
+    + [Case(f"{s}-{k}", {s: k}) for s in UPSTREAM for k in ("empty", "invalid")]
+    + [Case("aider-alias-bomb", {"aider": "alias-bomb"})]
+)
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    srv = Upstream()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture(scope="module")
+def good(upstream, tmp_path_factory) -> Path:
+    """The project after one good live build (every case starts from a copy of it)."""
+    base = tmp_path_factory.mktemp("matrix-good")
+    cfg = _write_config(base, _site_yml(upstream.base, "good", set()))
+    run = _run_build(cfg, GOOD_AT)
+    assert run.rc == 0, run.stderr
+    statuses = _site_statuses(base)
+    for source in UPSTREAM:
+        assert statuses[TITLES[source]] == "ok", (source, statuses)
+    return base
+
+
+def _one_case(upstream: Upstream, good: Path, root: Path, case: Case) -> tuple[Case, Run, Path, dict, dict]:
+    base = root / case.id
+    shutil.copytree(good, base)
+    for source, fault in case.faults.items():
+        upstream.faults[(case.id, source)] = fault
+    refused = {s for s, f in case.faults.items() if f == "refused"}
+    cfg = _write_config(base, _site_yml(upstream.base, case.id, refused))
+    kept = {s: _kept(base, s) for s in case.faults}
+    snapshots = _tree(base / "snapshots")
+    snapshots = {k: v for k, v in snapshots.items() if not k.startswith("attempts/")}
+    return case, _run_build(cfg, FAULT_AT), base, kept, snapshots
+
+
+def test_fault_matrix(upstream, good, tmp_path):
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(lambda c: _one_case(upstream, good, tmp_path, c), CASES))
+    problems: list[str] = []
+    for case, run, base, kept, snapshots in results:
+        where = f"[{case.id}]"
+        if run.rc != 0:
+            problems.append(f"{where} exit {run.rc}: {run.stderr.strip()[-400:]}")
+            continue
+        if run.peak_mb >= PEAK_MB:
+            problems.append(f"{where} peak memory {run.peak_mb:.0f} MB")
+        statuses = _site_statuses(base)
+        for source, fault in case.faults.items():
+            reasons = BATTLES_REASONS.get(fault, REASONS[fault]) if source == "arena-battles" else REASONS[fault]
+            shown = statuses.get(TITLES[source], "(not on the site)")
+            if not shown.startswith("failed") or not any(r in shown for r in reasons):
+                problems.append(f"{where} {source}: site says {shown[:160]!r}, expected failed with {reasons}")
+            if _kept(base, source) != kept[source]:
+                problems.append(f"{where} {source}: last good payload changed")
+        for source in UPSTREAM:
+            if source not in case.faults and statuses.get(TITLES[source]) != "ok":
+                problems.append(f"{where} {source} (not faulted): site says {statuses.get(TITLES[source])!r}")
+        now_snapshots = _tree(base / "snapshots")
+        for name, data in snapshots.items():
+            if now_snapshots.get(name) != data:
+                problems.append(f"{where} snapshot {name} changed")
+    assert not problems, "\n".join(problems)
+    slowest = max(results, key=lambda r: r[1].seconds)
+    print(f"\n{len(CASES)} builds in {time.monotonic() - t0:.0f} s wall, {sum(r[1].cpu for r in results):.0f} CPU s; "
+          f"slowest {slowest[0].id} {slowest[1].seconds:.1f} s; "
+          f"peak memory {max(r[1].peak_mb for r in results):.0f} MB")
+
+
+def test_the_matrix_covers_every_fault_kind_and_source():
+    kinds = {f for c in CASES for f in c.faults.values()}
+    assert kinds == set(FAULT_KINDS) | {"alias-bomb"}
+    for k in FAULT_KINDS:
+        assert any(set(c.faults) == set(UPSTREAM) and set(c.faults.values()) == {k} for c in CASES)
+    for s in UPSTREAM:
+        for k in ("empty", "invalid"):
+            assert any(c.faults == {s: k} for c in CASES)
+    configured = {s["name"] for s in yaml.safe_load((ROOT / "site.yml").read_text())["sources"] if s.get("url")}
+    assert configured <= set(UPSTREAM)  # every upstream source of the shipped config is in the matrix
