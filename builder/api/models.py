@@ -19,6 +19,7 @@ to the upstream source of a number (``null`` where the source is a local file).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -453,3 +454,22 @@ class ModelDoc(ApiModel):
 
 SCHEMAS: dict[str, type[ApiModel]] = {"index": IndexDoc, "board": BoardDoc, "model": ModelDoc}
 "Schema file stem (api/v1/schema/{stem}.json) -> document model."
+
+
+@dataclass(frozen=True)
+class ApiDocuments:
+    """Every document of ``api/v1`` for one snapshot."""
+
+    index: IndexDoc
+    boards: dict[str, BoardDoc]
+    "Board id -> document."
+    models: dict[str, ModelDoc]
+    "Slug -> document."
+    methodology: str
+    "api/v1/methodology.md: the methodology page as markdown, links absolute."
+
+
+def document_text(doc: ApiModel) -> str:
+    """A document's file: compact UTF-8 JSON from pydantic's serializer (floats in their
+    shortest round-trip form, keys in document order), trailing newline."""
+    return doc.model_dump_json() + "\n"
