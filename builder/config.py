@@ -31,6 +31,16 @@ def resolve_data_path(path: str, base: Path | None) -> Path:
         return base / p
     return PACKAGE_DATA / p
 
+
+def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = None) -> Path:
+    """The dated snapshots' folder: ``override`` when given, else ``snapshots_dir`` of site.yml
+    (relative to ``base``, site.yml's folder)."""
+    if override is not None:
+        return Path(override)
+    p = Path(cfg.snapshots_dir)
+    return p if p.is_absolute() else base / p
+
+
 SourceKind = Literal[
     "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
     "lmarena_catalog",  # LMArena arena-catalog scatterplot data (names, organisation, licence)

@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from builder.config import SiteConfig, resolve_data_path
+from builder.config import SiteConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
 from builder.snapshot.attempt import RefreshAttempt
@@ -220,13 +220,6 @@ def fetch_everything(
 
         statuses.append(fetch_battles(cfg.arena, cfg.fetch, store_path(cfg, base), progress=progress, now=now))
     return statuses
-
-
-def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = None) -> Path:
-    if override is not None:
-        return Path(override)
-    p = Path(cfg.snapshots_dir)
-    return p if p.is_absolute() else base / p
 
 
 @dataclass

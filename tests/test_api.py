@@ -212,3 +212,35 @@ def test_hostile_and_empty_snapshots(tmp_path):
     render_site(None, [], cfg, ROOT, tmp_path / "none", now=now, base_url="https://h.example/x/")
     assert not (tmp_path / "none" / "api" / "v1").exists()
     assert "publishes no API files yet" in (tmp_path / "none" / "api" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("branches", "merged", "valid", "invalid"), [
+    ([{"type": "integer"}, {"type": "string"}, {"type": "null"}], {"type": ["integer", "string", "null"]},
+     [1, "new", None], [1.5, [], {}]),
+    ([{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+     {"type": ["array", "null"], "items": {"type": "string"}}, [None, [], ["a"]], [[1], "a"]),
+    ([{"type": "object", "additionalProperties": {"type": "number"}}, {"type": "null"}],
+     {"type": ["object", "null"], "additionalProperties": {"type": "number"}}, [None, {"a": 1.5}], [{"a": "x"}, 1]),
+    # kept as an anyOf: an enum (or const) constrains every type, a $ref is another schema, two
+    # branches with keywords of their own, the same type twice
+    ([{"enum": ["ranked", "new"], "type": "string"}, {"type": "null"}], None, [None, "new"], ["other"]),
+    ([{"$ref": "#/$defs/X"}, {"type": "null"}], None, [], []),
+    ([{"type": "array", "items": {"type": "string"}}, {"type": "object", "required": ["a"]}], None, [], []),
+    ([{"type": "number", "minimum": 0}, {"type": "number", "maximum": -5}], None, [-6, 1], [-1]),
+])
+def test_nullable_unions_merge_into_a_type_list_only_when_that_means_the_same(branches, merged, valid, invalid):
+    from builder.api.models import _merged_branches
+
+    assert _merged_branches(branches) == merged
+    for schema in ({"anyOf": branches}, merged or {"anyOf": branches}):
+        check = Draft202012Validator(schema)
+        assert all(check.is_valid(v) for v in valid) and not any(check.is_valid(v) for v in invalid)
+
+
+def test_published_schemas_write_nullable_fields_as_type_lists():
+    row = BoardRow.model_json_schema()
+    assert "anyOf" not in json.dumps(row)
+    assert row["properties"]["movement"]["type"] == ["integer", "string", "null"]
+    assert row["properties"]["partial_reasons"] == {"description": "Why the row is partial.", "title":
+                                                    "Partial Reasons", "type": ["array", "null"],
+                                                    "items": {"type": "string"}}

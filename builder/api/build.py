@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from builder.api.models import (
     SCHEMAS,
-    ApiModel,
+    ApiDocuments,
     ArenaInfo,
     BoardDoc,
     Endpoint,
@@ -31,6 +31,7 @@ from builder.api.models import (
     ModelDoc,
     SnapshotRef,
     SourceInfo,
+    document_text,
 )
 from builder.config import SiteConfig
 from builder.evidence.explain import explain_row, format_explain
@@ -85,19 +86,6 @@ def api_settings(cfg: SiteConfig, base_url: str, licence: str, attribution: str,
                        aliases=dict(cfg.aliases), memory_fraction=cfg.prices.memory_fraction,
                        gb_per_billion_params=cfg.prices.bytes_per_param_4bit,
                        methodology=methodology.body if methodology is not None else None)
-
-
-@dataclass(frozen=True)
-class ApiDocuments:
-    """Every document of ``api/v1`` for one snapshot."""
-
-    index: IndexDoc
-    boards: dict[str, BoardDoc]
-    "Board id -> document."
-    models: dict[str, ModelDoc]
-    "Slug -> document."
-    methodology: str
-    "api/v1/methodology.md: the methodology page as markdown, links absolute."
 
 
 # --------------------------------------------------------------------------- endpoints
@@ -446,12 +434,6 @@ def compute_api(
 def dump_document(doc: Any) -> str:
     """Readable JSON text (the schemas): UTF-8, one-space indent, keys in order, trailing newline."""
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1) + "\n"
-
-
-def document_text(doc: ApiModel) -> str:
-    """A document's file: compact UTF-8 JSON from pydantic's serializer (floats in their
-    shortest round-trip form, keys in document order), trailing newline."""
-    return doc.model_dump_json() + "\n"
 
 
 def compute_schemas(base_url: str) -> dict[str, dict[str, Any]]:

@@ -19,17 +19,72 @@ to the upstream source of a number (``null`` where the source is a local file).
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 API_VERSION: Final = "v1"
 
+_PER_TYPE_KEYWORDS = frozenset({
+    "type", "title", "description", "default", "examples", "format",
+    "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+    "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+    "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+})
+"""Keywords that constrain only values of their own ``type`` (or only annotate): a branch made of
+these alone may be merged."""
+
+
+def _merged_branches(branches: list[Any]) -> dict[str, Any] | None:
+    """One schema for an ``anyOf`` of single-type branches (``X | None``, ``int | str | None``), or None.
+
+    ``{"anyOf": [{"type": "array", "items": S}, {"type": "null"}]}`` means the same as
+    ``{"type": ["array", "null"], "items": S}``: ``items`` constrains arrays only. Merged only
+    when every branch names one type, no two the same, and at most one branch has keywords
+    besides ``type``, all of them per-type ones (an ``enum`` or ``$ref`` branch stays an ``anyOf``).
+    """
+    types: list[str] = []
+    extra: dict[str, Any] = {}
+    for b in branches:
+        if not isinstance(b, dict) or not isinstance(b.get("type"), str) or b["type"] in types:
+            return None
+        if not _PER_TYPE_KEYWORDS.issuperset(b):
+            return None
+        rest = {k: v for k, v in b.items() if k != "type"}
+        if rest and extra:
+            return None
+        extra = rest or extra
+        types.append(b["type"])
+    return {**extra, "type": types}
+
+
+def _compact_unions(schema: Any) -> None:
+    """Rewrite every mergeable ``anyOf`` below ``schema`` in place (see ``_merged_branches``)."""
+    if isinstance(schema, dict):
+        branches = schema.get("anyOf")
+        merged = _merged_branches(branches) if isinstance(branches, list) else None
+        if merged is not None and not (set(merged) - {"type"}) & set(schema):
+            del schema["anyOf"]
+            schema.update(merged)
+        for value in schema.values():
+            _compact_unions(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _compact_unions(value)
+
+
+def _json_schema_extra(schema: dict[str, Any], cls: type[Any]) -> None:
+    # A nullable field as a list of types rather than an anyOf: the same documents are valid, and a
+    # validator does one type check instead of trying branches (what an MCP client does with every
+    # tool result, so it is most of the client's time on a large result).
+    _compact_unions(schema.get("properties"))
+
 
 class ApiModel(BaseModel):
     """Frozen, and strict about unknown fields: a document either matches its schema or fails."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_json_schema_extra)
 
 
 # --------------------------------------------------------------------------- shared parts
@@ -453,3 +508,22 @@ class ModelDoc(ApiModel):
 
 SCHEMAS: dict[str, type[ApiModel]] = {"index": IndexDoc, "board": BoardDoc, "model": ModelDoc}
 "Schema file stem (api/v1/schema/{stem}.json) -> document model."
+
+
+@dataclass(frozen=True)
+class ApiDocuments:
+    """Every document of ``api/v1`` for one snapshot."""
+
+    index: IndexDoc
+    boards: dict[str, BoardDoc]
+    "Board id -> document."
+    models: dict[str, ModelDoc]
+    "Slug -> document."
+    methodology: str
+    "api/v1/methodology.md: the methodology page as markdown, links absolute."
+
+
+def document_text(doc: ApiModel) -> str:
+    """A document's file: compact UTF-8 JSON from pydantic's serializer (floats in their
+    shortest round-trip form, keys in document order), trailing newline."""
+    return doc.model_dump_json() + "\n"

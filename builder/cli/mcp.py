@@ -5,18 +5,32 @@
 The documents are loaded
 before the server starts, so a missing snapshot or an unreachable site is one error line
 (exit code 2), never a half-started server.
+
+A start should cost little (a client waits for it): everything heavy is imported inside the
+command, the documents of a local snapshot come from the document cache in
+``.modelboards/mcp-cache/`` when the same inputs were computed before, and the cyclic
+garbage collector is off while the SDK and the documents load (they only allocate; a
+collection then would only walk the new objects again).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from builder.cli.context import Context, pass_ctx
 from builder.cli.options import snapshots_dir_option
 from builder.errors import UserError
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+CACHE_DIR = Path(".modelboards") / "mcp-cache"
+"The document cache, relative to site.yml's folder."
 
 
 def _check_port(port: int) -> None:
@@ -50,35 +64,51 @@ def mcp_cmd(obj: Context, transport: str, port: int, snapshot_file: Path | None,
     modelboards://methodology. On a call at least 30 s after the last check it looks for a
     newer snapshot (or a changed site index) and reloads.
     """
-    from builder.mcp.data import ApiStore, LocalBackend, SiteBackend
-
     if site_url is not None and (snapshot_file is not None or snapshots_dir is not None):
         raise UserError("--site answers from a published site: "
                         "it cannot be combined with --snapshot or --snapshots-dir")
+    gc.disable()
+    try:
+        server, describe = _prepare(obj, transport, port, snapshot_file, site_url, snapshots_dir)
+    finally:
+        # what loaded so far stays for the server's life: moved out of the collector's way
+        gc.freeze()
+        gc.enable()
+    # stdout is the protocol channel on stdio: every message for people goes to stderr
+    click.echo(describe, err=True)
+    from builder.mcp.server import run_server
+
+    try:
+        run_server(server, transport, port)
+    except KeyboardInterrupt:
+        pass
+    sys.stderr.flush()
+
+
+def _prepare(obj: Context, transport: str, port: int, snapshot_file: Path | None, site_url: str | None,
+             snapshots_dir: Path | None) -> tuple[MCPServer, str]:
+    """The server over its documents, and the line that says what it serves."""
+    from builder.mcp.data import ApiStore, LocalBackend, SiteBackend
+
     if site_url is not None:
         from builder.mcp.client import SiteClient
 
         backend: LocalBackend | SiteBackend = SiteBackend(SiteClient(site_url))
         where = site_url
     else:
-        cfg, base = obj.load()
-        from builder.pipeline import snapshots_path
+        from builder.config import snapshots_path
+        from builder.mcp.cache import DocumentCache
 
+        cfg, base = obj.load()
         folder = snapshots_path(cfg, base, snapshots_dir)
-        backend = LocalBackend(cfg, base, folder, snapshot_file)
+        backend = LocalBackend(cfg, base, folder, snapshot_file, cache=DocumentCache(base / CACHE_DIR))
         where = str(snapshot_file or folder)
     if transport == "http":
         _check_port(port)
     store = ApiStore(backend)
-    from builder.mcp.server import create_server, run_server
+    from builder.mcp.server import create_server
 
     server = create_server(store)
     snap = store.current().index.snapshot
     endpoint = f" at http://127.0.0.1:{port}/mcp" if transport == "http" else " on stdio"
-    # stdout is the protocol channel on stdio: every message for people goes to stderr
-    click.echo(f"modelboards mcp: snapshot {snap.date} (method {snap.method_id}) from {where}{endpoint}", err=True)
-    try:
-        run_server(server, transport, port)
-    except KeyboardInterrupt:
-        pass
-    sys.stderr.flush()
+    return server, f"modelboards mcp: snapshot {snap.date} (method {snap.method_id}) from {where}{endpoint}"

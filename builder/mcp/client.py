@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from builder.config import FetchSettings, SourceConfig
 from builder.errors import UserError
+
+if TYPE_CHECKING:  # httpx loads with the first SiteClient: a server over local snapshots never needs it
+    import httpx
 
 TIMEOUT_S: float = SourceConfig.model_fields["timeout"].default
 MAX_BYTES: int = SourceConfig.model_fields["max_bytes"].default
@@ -79,6 +81,8 @@ class SiteClient:
         self.max_bytes = max_bytes
         self._cache: dict[str, Cached] = {}
         self._lock = threading.Lock()
+        import httpx
+
         self._http = httpx.Client(
             headers={"User-Agent": FetchSettings().user_agent, "Accept": "application/json, text/markdown, */*"},
             follow_redirects=True, timeout=timeout, transport=transport,
@@ -95,6 +99,8 @@ class SiteClient:
     def get(self, path: str) -> tuple[bytes, bool]:
         """(body, changed): ``changed`` is False when the server answered 304 or sent the body
         the cache already had. Raises ``SiteError``."""
+        import httpx
+
         url = self.url(path)
         with self._lock:
             cached = self._cache.get(url)

@@ -3,7 +3,9 @@
 Two backends give the same documents:
 
 - ``LocalBackend``: computed from a saved snapshot (and the earlier ones beside it) by the
-  same code the site's API files are written with (``builder.api.build.compute_api``);
+  same code the site's API files are written with (``builder.api.build.compute_api``), or
+  read back from the document cache when the same inputs were computed before
+  (``builder.mcp.cache``; the key is the sha256 of every input, ``builder.mcp.local``);
 - ``SiteBackend``: the published files, fetched from a site with ``SiteClient`` (each
   board and model document on first use, then kept for that snapshot).
 
@@ -15,6 +17,7 @@ ends the server.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -22,16 +25,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from builder.api.build import ApiDocuments, api_settings, compute_api, document_text
-from builder.api.models import ApiModel, BoardDoc, IndexDoc, ModelDoc
+from builder.api.models import ApiDocuments, ApiModel, BoardDoc, IndexDoc, ModelDoc, document_text
 from builder.config import SiteConfig
 from builder.errors import UserError
+from builder.mcp.cache import DocumentCache
 from builder.mcp.client import SiteClient, SiteError
-from builder.snapshot.models import Snapshot
+from builder.mcp.local import compute_documents, read_inputs, select_history
+from builder.util.snapshot_files import list_snapshots
+
+if TYPE_CHECKING:  # the snapshot models load only when documents are computed
+    from builder.snapshot.models import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -137,56 +144,38 @@ class Backend(Protocol):
 def read_history(folders: list[Path], before: str, exclude: Path) -> list[Snapshot]:
     """Readable snapshots dated strictly before ``before`` in ``folders`` (the first folder wins a
     date); an unreadable one is left out, as the site's archive does."""
-    from builder.snapshot import list_snapshots, load_snapshot
+    from builder.snapshot import load_snapshot
 
-    seen: dict[str, Snapshot] = {}
-    for folder in folders:
-        for p in list_snapshots(folder):
-            day = p.name[:10]
-            if day in seen or day >= before or p.resolve() == exclude.resolve():
-                continue
-            try:
-                seen[day] = load_snapshot(p)
-            except UserError:
-                continue
-    return [seen[d] for d in sorted(seen)]
+    own = exclude.resolve()
+    files = [(p.name, functools.partial(load_snapshot, p)) for folder in folders for p in list_snapshots(folder)
+             if p.resolve() != own]
+    return select_history(files, before)
 
 
 def compute_local_documents(cfg: SiteConfig, base: Path, snapshot_path: Path, snapshots_dir: Path) -> ApiDocuments:
     """The API documents of one snapshot file, exactly as ``render`` writes them."""
-    from builder.render.exports import board_attribution, board_download
-    from builder.render.markdown import read_content_page
-    from builder.render.writer import find_dir
-    from builder.snapshot import load_snapshot
-    from builder.util.formats import RATING_LICENCE
-    from builder.util.text import model_slug
-
-    snapshot = load_snapshot(snapshot_path)
-    base_url = cfg.site.url if cfg.site.url.endswith("/") else cfg.site.url + "/"
-    attribution = board_attribution(cfg.site.title, base_url)
-    history = read_history([snapshot_path.parent, snapshots_dir], snapshot.date, snapshot_path)
-    downloads = {b.id: board_download(b, snapshot, attribution) for b in snapshot.boards}
-    methodology_path = find_dir(base, "content") / "methodology.md"
-    methodology = read_content_page(methodology_path) if methodology_path.is_file() else None
-    settings = api_settings(cfg, base_url, RATING_LICENCE, attribution, methodology)
-    return compute_api(snapshot, history, downloads=downloads, slug=model_slug, settings=settings)
+    return compute_documents(cfg, read_inputs(cfg, base, snapshot_path, snapshots_dir))
 
 
 @dataclass
 class LocalBackend:
-    """Documents from ``snapshot`` when given, else from the newest snapshot in ``snapshots_dir``."""
+    """Documents from ``snapshot`` when given, else from the newest snapshot in ``snapshots_dir``.
+
+    With a ``cache``, documents computed once for the same inputs (see ``builder.mcp.local``)
+    are read back instead of computed again."""
 
     cfg: SiteConfig
     base: Path
     snapshots_dir: Path
     snapshot: Path | None = None
+    cache: DocumentCache | None = None
     _stamp: tuple[str, int, int] | None = None
+    computed: int = 0
+    "How many times the documents were computed (not read from the cache)."
 
     def _pick(self) -> Path:
         if self.snapshot is not None:
             return self.snapshot
-        from builder.snapshot import list_snapshots
-
         found = list_snapshots(self.snapshots_dir)
         if not found:
             raise UserError(f"{self.snapshots_dir}: no snapshots (run `modelboards score` first, or pass --snapshot)")
@@ -203,7 +192,13 @@ class LocalBackend:
     def load(self) -> LocalData:
         path = self._pick()
         stamp = self._stamp_of(path)
-        docs = compute_local_documents(self.cfg, self.base, path, self.snapshots_dir)
+        inputs = read_inputs(self.cfg, self.base, path, self.snapshots_dir)
+        docs = self.cache.get(inputs.key) if self.cache is not None else None
+        if docs is None:
+            docs = compute_documents(self.cfg, inputs)
+            self.computed += 1
+            if self.cache is not None:
+                self.cache.put(inputs.key, docs)
         self._stamp = stamp
         return LocalData(docs, str(path))
 

@@ -45,9 +45,11 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 
 
-def read_content_page(path: Path) -> ContentPage:
-    """Parse one content file; a bad front matter is a ``UserError`` naming the file and line."""
-    text = path.read_text(encoding="utf-8")
+def read_content_page(path: Path, *, text: str | None = None) -> ContentPage:
+    """Parse one content file; a bad front matter is a ``UserError`` naming the file and line.
+    ``text``: the file's contents, when the caller has read them already."""
+    if text is None:
+        text = path.read_text(encoding="utf-8")
     tokens = _MD.parse(text)
     meta: dict[str, Any] = {}
     body = text

@@ -20,11 +20,10 @@ from builder.config import SiteConfig
 from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
 from builder.snapshot.models import Board, Snapshot
+from builder.util.dirs import find_dir as find_dir  # re-exported: the renderer's callers find folders here
 from builder.util.text import finalize_value, model_slug, safe_url
 
 T = TypeVar("T")
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 Snap = Snapshot
 "A snapshot as the renderer reads it: the typed, validated ``builder.snapshot.Snapshot``."
@@ -124,17 +123,6 @@ def make_env(templates: Path) -> jinja2.Environment:
     env.filters["slug"] = model_slug
     env.globals["safe_url"] = safe_url
     return env
-
-
-def find_dir(base: Path, name: str) -> Path:
-    """``base/name`` when it exists, else the repository's own (templates/, content/), else
-    the copy an installed wheel carries (``builder._templates``, ``builder._content``)."""
-    p = base / name
-    if p.is_dir():
-        return p
-    if (REPO_ROOT / name).is_dir():
-        return REPO_ROOT / name
-    return Path(__file__).resolve().parents[1] / f"_{name}"
 
 
 def copy_static(src: Path, dst: Path) -> None:

@@ -15,7 +15,6 @@ Rules ("Freshness and update schedule" of the method):
 from __future__ import annotations
 
 import json
-import re
 from datetime import date, datetime
 from pathlib import Path
 
@@ -23,11 +22,10 @@ from builder.errors import UserError
 from builder.snapshot.load import load_snapshot
 from builder.snapshot.models import Snapshot
 from builder.util.io import as_utc, write_text_atomic
+from builder.util.snapshot_files import list_snapshots as list_snapshots
 
 MAX_AGE_DAYS = 2
 "A snapshot more than this many UTC calendar days old is refused."
-
-_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.json$")
 
 
 def sources_ok(snapshot: Snapshot) -> int:
@@ -70,23 +68,6 @@ def write_snapshot(snapshot: Snapshot, snapshots_dir: Path, *, replace: bool = F
     text = dump_snapshot(snapshot)  # serialise before touching the folder: a bad value writes nothing
     write_text_atomic(path, text, durable=True)
     return path, action
-
-
-def list_snapshots(snapshots_dir: Path) -> list[Path]:
-    """``YYYY-MM-DD.json`` files with a valid date in the folder, oldest first."""
-    snapshots_dir = Path(snapshots_dir)
-    if not snapshots_dir.is_dir():
-        return []
-    found = []
-    for p in snapshots_dir.iterdir():
-        m = _NAME.match(p.name)
-        if not m or not p.is_file():
-            continue
-        try:
-            found.append((date.fromisoformat(m.group(1)), p))
-        except ValueError:
-            continue
-    return [p for _, p in sorted(found)]
 
 
 def previous_snapshot(snapshots_dir: Path, day: date) -> Snapshot | None:

@@ -1,7 +1,11 @@
 """MCP server benchmark (not a timed test): server start and tool-call latency on the bundled snapshot.
 
 Starts ``modelboards mcp`` over stdio with the SDK's own client, ``--starts`` times, and
-reports the start time (process launch to a completed ``initialize`` handshake). Then calls
+reports the start time (process launch to a completed ``initialize`` handshake): warm starts
+(the documents read from the document cache, ``.modelboards/mcp-cache/``, which the first
+session of the run fills if needed) and ``--cold`` starts with an empty cache (a copy of
+site.yml in a fresh temporary folder, so the documents are computed, as on the first start
+after a new snapshot). Then calls
 every tool ``--rounds`` times with varied arguments and reports p50 and p95 per tool and
 overall, measured at the client (what an agent waits for: transport, server, and the SDK
 client's own validation of the result against the output schema), and the same calls made
@@ -12,15 +16,17 @@ load, so the CPU seconds are printed too: the server process's CPU per start (fr
 ``getrusage`` of the reaped child) and the client process's CPU per call, which are what the
 wall times come to on an idle machine.
 
-    python tests/bench/bench_mcp.py [--rounds 20] [--starts 3]
+    python tests/bench/bench_mcp.py [--rounds 20] [--starts 3] [--cold 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,6 +61,40 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+async def _timed_starts(params, n: int) -> tuple[list[float], list[float]]:
+    """(wall s, server CPU s) of ``n`` starts: launch, handshake, exit."""
+    from mcp import Client
+
+    wall, cpu = [], []
+    for _ in range(n):
+        before = _children_cpu()
+        t0 = time.perf_counter()
+        async with Client(params, mode="legacy"):
+            wall.append(time.perf_counter() - t0)
+        cpu.append(_children_cpu() - before)  # the server has exited and been reaped
+    return wall, cpu
+
+
+async def _cold_run(n: int) -> tuple[list[float], list[float]]:
+    """Starts whose document cache is empty (site.yml copied into a fresh folder each time)."""
+    from mcp.client.stdio import StdioServerParameters
+
+    wall, cpu = [], []
+    for _ in range(n):
+        folder = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
+        try:
+            shutil.copy(ROOT / "site.yml", folder / "site.yml")
+            params = StdioServerParameters(
+                command=MODELBOARDS, cwd=str(folder),
+                args=["--config", str(folder / "site.yml"), "mcp", "--snapshots-dir", str(ROOT / "snapshots")])
+            w, c = await _timed_starts(params, 1)
+            wall += w
+            cpu += c
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return wall, cpu
+
+
 async def _client_run(rounds: int, starts: int) -> tuple[list[float], list[float], dict[str, list[float]],
                                                          dict[str, list[float]]]:
     from mcp import Client
@@ -75,13 +115,7 @@ async def _client_run(rounds: int, starts: int) -> tuple[list[float], list[float
                 per_tool[name].append(1000 * (time.perf_counter() - t))
                 cpu_tool[name].append(1000 * (time.process_time() - c))
                 assert not res.is_error, (name, args, res.content)
-    start_times, start_cpu = [], []
-    for _ in range(starts):
-        before = _children_cpu()
-        t0 = time.perf_counter()
-        async with Client(params, mode="legacy"):
-            start_times.append(time.perf_counter() - t0)
-        start_cpu.append(_children_cpu() - before)  # the server has exited and been reaped
+    start_times, start_cpu = await _timed_starts(params, starts)
     return start_times, start_cpu, per_tool, cpu_tool
 
 
@@ -105,9 +139,11 @@ async def _server_run(rounds: int) -> dict[str, list[float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=20, help="calls per tool (cycling through its argument sets)")
-    ap.add_argument("--starts", type=int, default=3, help="server starts to time")
+    ap.add_argument("--starts", type=int, default=3, help="server starts to time (documents from the cache)")
+    ap.add_argument("--cold", type=int, default=1, help="server starts to time with an empty document cache")
     a = ap.parse_args()
     starts, start_cpu, client, client_cpu = anyio.run(_client_run, a.rounds, a.starts)
+    cold, cold_cpu = anyio.run(_cold_run, a.cold) if a.cold > 0 else ([], [])
     server = anyio.run(_server_run, a.rounds)
     print(f"{'tool':<16} {'client p50':>10} {'client p95':>10} {'client CPU':>10} {'server p50':>10} "
           f"{'server p95':>10}   (ms; client = wall time at the SDK client, CPU = its own p95)")
@@ -124,6 +160,10 @@ def main() -> int:
     start = statistics.median(starts)
     print(f"server start: median {start:.2f} s wall of {len(starts)} ({', '.join(f'{s:.2f}' for s in starts)}); "
           f"server CPU per start (launch, handshake, exit) median {statistics.median(start_cpu):.2f} s")
+    if cold:
+        print(f"cold start (empty document cache: documents computed and cached): median "
+              f"{statistics.median(cold):.2f} s wall of {len(cold)}; "
+              f"server CPU median {statistics.median(cold_cpu):.2f} s")
     load = open("/proc/loadavg").read().split()[0] if Path("/proc/loadavg").exists() else "?"
     print(f"load average (1 min) at the end: {load}")
     ok_call, ok_start = p95_c < P95_LIMIT_MS, start < START_LIMIT_S
