@@ -35,7 +35,7 @@ from builder.api.models import (
 )
 from builder.config import SiteConfig
 from builder.evidence.explain import explain_row, format_explain
-from builder.snapshot.models import Observation, Snapshot
+from builder.snapshot.models import ROW_UNCERTAINTY_FIELDS, Observation, Snapshot
 
 Doc = Mapping[str, Any]
 SOURCE_FIELDS = tuple(SourceInfo.model_fields)
@@ -69,15 +69,11 @@ class ApiSettings:
 
 
 
-_ROW_UNCERTAINTY = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
-"The fields a row takes from its ``uncertainty`` object, flat, as the board downloads write them."
-
-
 def _flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A snapshot row with its ``uncertainty`` object spread into flat fields (null without one)."""
     out = {k: v for k, v in row.items() if k != "uncertainty"}
     u = row.get("uncertainty") or {}
-    return {**out, **{k: u.get(k) for k in _ROW_UNCERTAINTY}}
+    return {**out, **{k: u.get(k) for k in ROW_UNCERTAINTY_FIELDS}}
 
 def api_settings(cfg: SiteConfig, base_url: str, licence: str, attribution: str,
                  methodology: ContentLike | None) -> ApiSettings:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from builder.snapshot.models import Board, BoardPairwise, BoardRow, Snapshot
+from builder.snapshot.models import ROW_UNCERTAINTY_FIELDS, Board, BoardPairwise, BoardRow, Snapshot
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import csv_cell
 
@@ -67,7 +67,7 @@ PAIRWISE_CSV_COLUMNS: tuple[tuple[str, str], ...] = (
     ("<identity b>", "one column per model b, same order: P(R_a > R_b), the share of bootstrap rounds in which "
                      "a has the greater R (0 on the diagonal)"),
 )
-UNCERTAINTY_COLUMNS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+UNCERTAINTY_COLUMNS = ROW_UNCERTAINTY_FIELDS
 "The columns a row takes from its ``uncertainty`` (the bootstrap); empty without one."
 
 SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (

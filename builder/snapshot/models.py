@@ -264,6 +264,10 @@ class MachineRow(BoardRow):
     memory_est_gb: float = Field(gt=0, description="4-bit memory estimate, GB: params_B * 0.5 * 1.25.")
 
 
+ROW_UNCERTAINTY_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+"The ``RowUncertainty`` fields the downloads and the API write flat in a row (all but ``rounds_scored``)."
+
+
 class BoardPairwise(SnapshotModel):
     """P(R_a > R_b) over the bootstrap rounds for a board's top ranked rows."""
 
