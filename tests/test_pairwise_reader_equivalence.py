@@ -44,8 +44,16 @@ def _plain(doc: Any) -> Any:
     return doc
 
 
+# Fields the Arena section gained after the recording (the rating-change table of the
+# history): not part of the reader's equivalence, so left out of the comparison.
+_NEWER_SECTION_FIELDS = ("changes",)
+
+
 def test_arena_outputs_match_the_recorded_ones(files, recorded, tmp_path):
     now = base.arena_cases(files, tmp_path)
     assert sorted(now) == sorted(recorded["arena"])
     for key, want in recorded["arena"].items():
-        assert _plain(json.loads(json.dumps(_plain(now[key])))) == _plain(want), key
+        got = _plain(json.loads(json.dumps(_plain(now[key]))))
+        if key.startswith("section|") and isinstance(got, dict):
+            got = {k: v for k, v in got.items() if k not in _NEWER_SECTION_FIELDS}
+        assert got == _plain(want), key
