@@ -49,11 +49,10 @@ history bootstrap; lists as tuples).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from builder.config import ArenaConfig, ArenaReaderConfig
 from builder.pairwise.battles import BattleFilters, Battles
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
@@ -70,8 +69,11 @@ from builder.pairwise.winrate import (
     compute_predicted_winrates,
     compute_winrate_mae,
 )
-from builder.snapshot.models import Arena
 from builder.util.formats import ARENA_TABLE_COLUMNS
+
+if TYPE_CHECKING:  # the site configuration and the typed snapshot (pydantic) load with the section only
+    from builder.config import ArenaConfig, ArenaReaderConfig
+    from builder.snapshot.models import Arena
 
 ELO_K = 4.0
 "Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
@@ -252,6 +254,8 @@ def compute_arena_section(
         "history": _history_section(battles, periods, cfg, history_bootstrap, workers),
     }
     section["changes"] = [c.to_json() for c in changes_from_history_section(section["history"])]
+    from builder.snapshot.models import Arena
+
     return Arena.model_validate(section, strict=False)
 
 
