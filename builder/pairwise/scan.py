@@ -54,11 +54,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import numpy as np
-import pyarrow as pa
 
 from builder.errors import UserError
 from builder.pairwise.battles import (
@@ -71,6 +70,9 @@ from builder.pairwise.battles import (
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
+
+if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
+    import pyarrow as pa
 
 Format = Literal["json", "jsonl", "csv", "parquet", "arrow"]
 
@@ -785,6 +787,8 @@ class BattleScan:
 
     def features_arrow(self) -> pa.Table:
         """The feature values (null where not usable) as an Arrow table, one row per kept battle."""
+        import pyarrow as pa
+
         cols = self.features()
         return pa.table({name: pa.array(c.values, mask=c.quality != FEATURE_OK) for name, c in cols.items()})
 
@@ -888,6 +892,8 @@ def battles_from_columns(
     source: str = "<memory>",
 ) -> Battles:
     """Encode in-memory columns (no filters; bad rows counted and dropped as when reading)."""
+    import pyarrow as pa
+
     cols: dict[str, pa.Array] = {
         "model_a": pa.array([v if isinstance(v, str) else None for v in model_a], type=pa.string()),
         "model_b": pa.array([v if isinstance(v, str) else None for v in model_b], type=pa.string()),
