@@ -27,18 +27,19 @@ counted within the model's connected component.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import math
-import multiprocessing as mp
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from builder.pairwise.bt import BTFit, PairCounts, analyse_graph, newton_bt, one_blas_thread
 from builder.pairwise.graph import DENSE_NODES, dense_strongly_connected, strongly_connected
+
+if TYPE_CHECKING:
+    import multiprocessing as mp
 
 _INF_SENTINEL = 1e12  # stands in for +-inf while interpolating quantiles
 # Newton step tolerance per round (log10-odds units). Newton converges quadratically, so
@@ -53,7 +54,7 @@ _BLOCK_ROUNDS = 32
 _BLOCK_CELLS = 1_000_000
 # Below this much work (rounds x (pair-outcome cells + models^2)) one process is quicker
 # than starting a pool.
-_POOL_WORK = 3_000_000
+_POOL_WORK = 40_000_000
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -110,6 +111,8 @@ def bootstrap_bt(
     else:
         per = math.ceil(len(blocks) / (workers * 2))
         tasks = [blocks[k : k + per] for k in range(0, len(blocks), per)]
+        import concurrent.futures as cf  # a pool only for big jobs: most runs never import multiprocessing
+
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
             parts = list(pool.map(_run_rounds, [job] * len(tasks), tasks))
         samples = np.concatenate([p[0] for p in parts])
@@ -125,6 +128,8 @@ def block_rounds(n_pairs: int) -> int:
 
 
 def _mp_context() -> mp.context.BaseContext | None:
+    import multiprocessing as mp
+
     # fork shares the imported modules; elsewhere the default start method still works.
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
 
