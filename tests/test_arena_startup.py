@@ -160,3 +160,19 @@ def test_arena_fit_reads_arena_reader_only(tmp_path):
     res = CliRunner().invoke(main, ["--config", str(cfg), "arena", "fit", "--input", str(DEMO), "--output", str(out)])
     assert res.exit_code == 0, res.output
     assert json.loads(out.read_text())
+
+
+def test_a_parquet_scan_keeps_no_database_file_and_counts_exactly(tmp_path, demo_parquet):
+    from builder.pairwise.scan import count_battles, scan_battles
+
+    spill = tmp_path / "spill"
+    settings = ReaderSettings(memory_limit="32MB", temp_directory=spill, threads=1)
+    with scan_battles(demo_parquet, settings=settings) as scan:
+        counts = scan.pair_counts()
+        (folder,) = spill.iterdir()  # the private spill folder, with no database file in it
+        assert not list(folder.glob("*.duckdb*"))
+    assert not list(spill.iterdir())
+    ref, _ = count_battles(DEMO)  # the same battles as JSON Lines, read into a database file
+    assert counts.models == ref.models
+    for col in ("i", "j", "wins_i", "wins_j", "ties"):
+        assert (getattr(counts, col) == getattr(ref, col)).all(), col

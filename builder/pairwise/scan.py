@@ -11,7 +11,7 @@ spill folder, so a dump larger than memory is counted out of core):
 1. **Scan** (the only pass over the file, in parallel): every record becomes one row of a
    table ``scan`` (in a database file in the spill folder, compressed as it is written;
    ``rowid`` = the record's position in the file; for Parquet, which is columnar and numbers
-   its rows, a view over the file instead) holding only
+   its rows, a view over the file instead, and the database in memory) holding only
 
    - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
      cleaned later once per distinct value: a name is a non-blank string with surrounding
@@ -572,12 +572,15 @@ def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str
 
 
 @contextmanager
-def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(settings: ReaderSettings | None = None, *, in_memory: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A DuckDB connection with the memory limit and a private spill folder.
 
     The database itself is a file in that folder: the scan table is written to it
     compressed as the scan goes (names dictionary-encoded, about 8 bytes a battle), so
     memory stays well under the limit however large the dump; the folder is removed after.
+    ``in_memory``: no database file (for a Parquet file, whose scan is a view and whose
+    tables are a few per pair of models; past the limit DuckDB still spills to the folder),
+    which spares creating, checkpointing and syncing one.
     """
     settings = settings or DEFAULT_SETTINGS
     base = Path(settings.temp_directory) if settings.temp_directory else Path(tempfile.gettempdir())
@@ -594,7 +597,7 @@ def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyC
     if settings.threads:
         config["threads"] = int(settings.threads)
     try:
-        con = duckdb.connect(str(spill / "scan.duckdb"), config=config)
+        con = duckdb.connect(":memory:" if in_memory else str(spill / "scan.duckdb"), config=config)
     except duckdb.Error as exc:
         shutil.rmtree(spill, ignore_errors=True)
         msg = str(exc).split("\n", 1)[0]
@@ -850,7 +853,8 @@ def scan_battles(
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: battles file not found")
-    with connect(settings) as con:
+    parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
+    with connect(settings, in_memory=True) if parquet else connect(settings) as con:
         src = _source(con, path, filters, features)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters))
