@@ -10,7 +10,8 @@ to full Newton if they stall; both stop within ~1e-8 rating points of the round'
 The chord iterations run on a block of rounds at once (arrays of rounds x pairs), so a round
 costs its multinomial draw and a few vector operations, not a Python loop of its own. Every
 round has its own child of ``SeedSequence(seed)`` and the blocks are fixed by the round
-index, so results do not depend on the number of workers (processes, one BLAS thread each).
+index, so results do not depend on the number of workers (processes, one BLAS thread each)
+nor on the threads that draw the rounds ahead of the refits in one process.
 
 Intervals are percentile intervals: ``lower``/``upper`` are the (1 - ci)/2 and (1 + ci)/2
 quantiles of the round ratings (default 95%), ``median`` the 0.5 quantile.
@@ -89,7 +90,7 @@ def bootstrap_bt(
     """Multinomial bootstrap of ``counts``; intervals around ``point`` (same gauge).
 
     ``workers``: processes to use (None: all cores when the job is big enough to pay for
-    them, 1: in this process).
+    them, 1: in this process, its multinomial draws in a thread per core).
     """
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
