@@ -284,6 +284,28 @@ class ArenaConfig(Strict):
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
 
 
+class UncertaintyConfig(Strict):
+    """Intervals, rank ranges and tie groups of the role boards: a seeded bootstrap of the board
+    arithmetic (see ``builder.scoring.uncertainty`` and the Methodology page). It never changes a
+    board's R, score, rank, labels or order, so it is not part of the method id."""
+
+    rounds: int = Field(default=1000, ge=0)
+    "Bootstrap rounds per snapshot; 0 turns the feature off (no intervals, no Rank (UB), no tie markers)."
+    seed: int = Field(default=42, ge=0)
+    "Seed of the one ``random.Random(seed)`` stream every draw comes from, in the documented order."
+
+    @field_validator("rounds")
+    @classmethod
+    def _enough_rounds(cls, v: int) -> int:
+        if 0 < v < MIN_UNCERTAINTY_ROUNDS:
+            raise ValueError(f"rounds must be 0 (off) or at least {MIN_UNCERTAINTY_ROUNDS}, got {v}")
+        return v
+
+
+MIN_UNCERTAINTY_ROUNDS = 20
+"Fewest bootstrap rounds that give a 2.5-97.5% interval at all (below that both ends are the extremes)."
+
+
 class EvalSuiteConfig(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     "URL-safe suite id."
@@ -381,6 +403,11 @@ class FetchSettings(Strict):
     "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
 
 
+class ChangesConfig(Strict):
+    score_threshold: float = Field(default=10.0, gt=0)
+    "The What changed page lists a score move when a board row's unrounded R moved by at least this (Arena points)."
+
+
 class SiteConfig(Strict):
     site: SiteInfo = Field(default_factory=SiteInfo)
     "Title, URL and licence of the site."
@@ -412,8 +439,12 @@ class SiteConfig(Strict):
     "The operator's own eval suites."
     index: IndexConfig = Field(default_factory=IndexConfig)
     "The Capability Index."
+    uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
+    "Bootstrap intervals, rank ranges and tie groups on every role board."
     demo: bool = False
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
+    changes: ChangesConfig = Field(default_factory=ChangesConfig)
+    "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:

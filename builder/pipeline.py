@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from builder.config import SiteConfig, resolve_data_path
 from builder.errors import CheckFailed, UserError
@@ -27,6 +28,9 @@ from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Par
 from builder.snapshot.attempt import RefreshAttempt
 from builder.snapshot.models import Snapshot, Source
 from builder.util.io import as_utc, parse_utc
+
+if TYPE_CHECKING:
+    from builder.render.site import ChangeLog
 
 log = logging.getLogger(__name__)
 
@@ -246,10 +250,13 @@ def build(
     now: datetime | None = None,
     snapshots_dir: Path | None = None,
     progress: bool = False,
+    change_log: ChangeLog | None = None,
 ) -> BuildReport:
     """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
 
     Runs holding the project lock (``builder.util.lock``): a second build waits for this one.
+    ``change_log`` makes the "what changed" documents of the rendered snapshots (the command
+    passes ``builder.history.diff.compute_change_log``: the pipeline does not import history).
     """
     from builder.render.site import recover_site
     from builder.util.lock import project_lock
@@ -259,11 +266,12 @@ def build(
     with project_lock(base, cfg.fetch.lock_timeout):
         recover_site(out)  # a site a killed build left renamed away is back before anything else
         return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
-                      snapshots_dir=snapshots_dir, progress=progress)
+                      snapshots_dir=snapshots_dir, progress=progress, change_log=change_log)
 
 
 def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str | None, strict: bool,
-           now: datetime | None, snapshots_dir: Path | None, progress: bool) -> BuildReport:
+           now: datetime | None, snapshots_dir: Path | None, progress: bool,
+           change_log: ChangeLog | None) -> BuildReport:
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
     from builder.snapshot.attempt import write_attempt
@@ -296,7 +304,8 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
         history, skipped = load_old_snapshots(snaps, exclude=path)
 
         def _render(tmp: Path) -> list[str]:
-            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt)
+            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt,
+                                   change_log=change_log)
             verify_or_fail(tmp)
             return warnings
 

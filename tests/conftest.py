@@ -141,3 +141,23 @@ def axe_violations(page) -> list[str]:
         ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '))",
         WCAG_TAGS,
     )
+
+
+@pytest.fixture(scope="session")
+def bundled_site(tmp_path_factory) -> Path:
+    """The site of the newest shipped snapshot (with the earlier ones as history), rendered as
+    ``modelboards render`` does at its default base URL (site.url). Read-only for tests."""
+    from datetime import datetime
+
+    from builder.config import load_config
+    from builder.mcp.data import read_history
+    from builder.render.site import render_site
+    from builder.snapshot import list_snapshots, load_snapshot
+
+    cfg, base = load_config(ROOT / "site.yml")
+    newest = list_snapshots(ROOT / "snapshots")[-1]
+    snapshot = load_snapshot(newest)
+    history = read_history([newest.parent], snapshot.date, newest)
+    out = tmp_path_factory.mktemp("bundled") / "site"
+    render_site(snapshot, history, cfg, base, out, now=datetime.fromisoformat(snapshot.created_at))
+    return out

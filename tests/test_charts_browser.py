@@ -312,3 +312,25 @@ def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
     finally:
         context.close()
     assert failures == {}
+
+
+def test_price_quality_draws_each_interval_as_an_error_bar(open_chart, site):
+    """With and without JavaScript, one error bar per point that has a bootstrap interval,
+    spanning the interval on the score axis (the mark's own tooltip says the numbers)."""
+    _, out = site
+    doc = json.loads((out / "data" / "charts" / "price-quality.json").read_text(encoding="utf-8"))
+    board = doc["boards"][0]
+    with_interval = [p for p in board["points"] if p["r_lo"] is not None]
+    assert with_interval and all(p["r_lo"] < p["r_hi"] for p in with_interval)
+    page, _ = open_chart("price-quality", java_script_enabled=False)
+    panel = page.locator(".chart-panel").first
+    assert panel.locator("svg[data-static='1'] .error-bar").count() == len(with_interval)
+    assert "95% bootstrap interval" in panel.locator("figcaption").inner_text()
+    page, _ = open_chart("price-quality")
+    drawn = page.locator("#charts .chart-panel:not([hidden]) svg[data-static='0']")
+    assert drawn.locator(".error-bar").count() == len(with_interval)
+    # a bar is taller than the mark it belongs to: the interval spans several score points
+    heights = drawn.locator(".error-bar").evaluate_all("els => els.map(e => e.getBBox().height)")
+    assert min(heights) > 1
+    drawn.locator(".mark").first.hover()
+    assert "95% interval" in page.locator("#chart-tooltip").inner_text()

@@ -58,7 +58,7 @@ def _sample(pages: list[str]) -> list[str]:
 
 def test_sections_are_in_the_sitemap(demo_site):
     _, pages = demo_site
-    for section in ("", "boards/orchestrator/", "capability-index/", "evidence/", "methodology/"):
+    for section in ("", "boards/orchestrator/", "capability-index/", "evidence/", "methodology/", "api/"):
         assert section in pages, section
 
 

@@ -18,6 +18,7 @@ regenerate every golden with ONE command and review the diff:
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from builder.config import load_config
+from builder.history.diff import compute_change_log
 from builder.render.site import render_site
 from builder.snapshot import list_snapshots, load_snapshot
 
@@ -70,8 +72,14 @@ DEMO_FILES = [
     ("data/index.html", "data.html"),
     ("archive/index.html", "archive.html"),
     ("changelog/index.html", "changelog.html"),
+    ("api/index.html", "api.html"),
     ("data/snapshot.schema.json", "snapshot.schema.json"),
     ("data/README.md", "evidence-README.md"),
+    ("changes/index.html", "changes.html"),
+    ("changes/2026-11-22/index.html", "changes-2026-11-22.html"),
+    ("feed.xml", "feed.xml"),
+    ("compare/index.html", "compare.html"),
+    ("data/identities.csv", "identities.csv"),
 ]
 
 
@@ -91,7 +99,8 @@ def built_demo(tmp_path_factory) -> Path:
     current = next(p for p in paths if p.stem == DEMO_DAY)
     history = [load_snapshot(p) for p in paths if p != current]
     out = tmp_path_factory.mktemp("golden-demo-site")
-    render_site(load_snapshot(current), history, cfg, base, out, now=DEMO_NOW, base_url=BASE_URL)
+    render_site(load_snapshot(current), history, cfg, base, out, now=DEMO_NOW, base_url=BASE_URL,
+                change_log=functools.partial(compute_change_log, threshold=cfg.changes.score_threshold))
     return out
 
 

@@ -335,7 +335,8 @@ def test_board_page_content(site, golden_snapshot):
     assert f"As of <strong>{golden_snapshot['as_of']}</strong>" in html
     assert html.count("<tr data-open=") == len(board["rows"])
     orch = (site / "boards" / "orchestrator" / "index.html").read_text(encoding="utf-8")
-    assert "Token price" not in orch
+    # prices on every role board; the build check only where the board's rule uses it
+    assert "Token price" in orch and "Build price" in orch and "Build check" not in orch
     assert "▲" in orch and "new on this board" in orch
 
 

@@ -292,10 +292,12 @@ def board(snapshot: dict, board_id: str) -> dict:
 def test_snapshot_has_every_contract_field(snap):
     top = {"schema_version", "date", "created_at", "method_id", "demo", "as_of", "stale", "site", "sources",
            "families", "roles", "observations", "calibration", "models", "prices", "boards", "machines",
-           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "method"}
+           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "method",
+           "uncertainty"}
     assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",
-                  "coverage", "available_share", "movement", "token_price", "build_price", "build_passed"}
+                  "coverage", "available_share", "movement", "token_price", "build_price", "build_passed",
+                  "uncertainty"}
     for b in snap["boards"]:
         assert {"id", "title", "kind", "role", "description", "weights", "warning", "missing_families", "rows",
                 "new"} <= set(b)
@@ -308,7 +310,8 @@ def test_snapshot_has_every_contract_field(snap):
                                            "beta", "used", "reason"}
     json.dumps(snap, allow_nan=False)
     assert snap["date"] == "2026-02-03" and snap["created_at"] == NOW.isoformat()
-    assert snap["method_id"] == CFG.method_id() and snap["schema_version"] == 2
+    assert snap["method_id"] == CFG.method_id() and snap["schema_version"] == 3
+    assert snap["uncertainty"]["rounds"] == CFG.uncertainty.rounds and all(b["uncertainty"] for b in snap["boards"])
     assert snap["previous_date"] is None and snap["backfill"] is None
     example = snap["worked_example"]
     assert example["board_id"] == "orchestrator" and example["identity"] == "claude-opus-9" and example["agrees"]

@@ -14,9 +14,9 @@ from builder.cli.context import Context, Group
 from builder.cli.site import explain
 from builder.config import SiteConfig
 from builder.errors import UserError
+from builder.evidence.explain import explain_model, format_explain
 from builder.records import Observation
 from builder.scoring.boards import ScoringInputs, compute_snapshot
-from builder.scoring.explain import explain_model, format_explain
 from builder.snapshot import write_snapshot
 
 FEEDS = {"epoch/eci": (100.0, 1.0), "livebench/global": (40.0, 2.0), "terminal-bench/accuracy": (20.0, 3.0)}

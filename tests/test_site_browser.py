@@ -30,7 +30,7 @@ NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 PAGE_TYPES = [
     "", "boards/", "boards/orchestrator/", "boards/mid-tier/", "stacks/", "picks/", "models/",
     "models/helix-sol-24/", "excluded/", "archive/", "changelog/", "data/", "methodology/", "about/",
-    "piratebench-format/", "404.html",
+    "piratebench-format/", "api/", "404.html",
 ]
 
 
@@ -209,5 +209,95 @@ def test_phone_width_has_no_page_level_horizontal_scroll(browser, served):
             p.goto(f"{origin}/modelboards/{path}")
             overflow = p.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, (path, overflow)
+    finally:
+        context.close()
+
+
+def test_boards_show_intervals_rank_ub_and_tie_markers(page, served):
+    """Every role board: a 95% interval (text and bar) and Rank (UB) per ranked row, and the
+    tie marker exactly on the rows the snapshot marks tied with the row above."""
+    origin, snapshot, _ = served
+    for board in snapshot["boards"]:
+        rows = board["rows"]
+        if not rows:
+            continue
+        page.goto(f"{origin}/modelboards/boards/{board['id']}/")
+        heads = page.locator("#board-table thead th").all_inner_texts()
+        assert "Rank (UB)" in heads and "95% interval" in heads, board["id"]
+        ub_col, iv_col = heads.index("Rank (UB)"), heads.index("95% interval")
+        cells = page.locator("#board-table tbody tr")
+        assert cells.count() == len(rows)
+        for k, row in enumerate(rows):
+            u = row["uncertainty"]
+            tr = cells.nth(k)
+            assert tr.locator("td").nth(ub_col).inner_text() == str(u["rank_ub"])
+            text = tr.locator("td").nth(iv_col).inner_text()
+            assert text == f"{u['r_lo']:.0f}–{u['r_hi']:.0f}", (board["id"], row["identity"])
+            assert tr.locator("td").nth(iv_col).locator("svg.ci-bar rect.ci-range").count() == 1
+            tied = tr.get_attribute("data-tied") == "1"
+            assert tied is bool(u["tied_above"]), (board["id"], row["identity"])
+            if tied:
+                assert f"statistically tied with {rows[k - 1]['model']}" in tr.locator("td").first.inner_text()
+        assert page.locator("#about-intervals").is_visible()
+        assert page.get_by_role("link", name="download (CSV)").get_attribute("href").endswith(
+            f"data/boards/{board['id']}-pairwise.csv")
+    page.goto(f"{origin}/modelboards/boards/orchestrator/")
+    page.locator("#board-table").get_by_role("button", name="95% interval").click()  # high to low
+    lows = [float(x) for x in _column(page, "board-table", iv_col)]
+    assert lows == sorted((r["uncertainty"]["r_lo"] for r in snapshot["boards"][0]["rows"]), reverse=True)
+    page.locator("#board-table").get_by_role("button", name="Rank (UB)").click()
+    ubs = [int(x) for x in _column(page, "board-table", ub_col)]
+    assert ubs == sorted(ubs)
+    assert page.watch.errors == []
+
+
+def test_front_page_cards_name_their_tie_groups(page, served):
+    origin, snapshot, _ = served
+    page.goto(f"{origin}/modelboards/")
+    for board in snapshot["boards"]:
+        top = board["rows"][:5]
+        card = page.locator(f"section.card:has(#card-{board['id']})")
+        tied = [r for r in top if r["uncertainty"]["tied_above"]]
+        assert card.locator("li.tied .tie").count() == len(tied), board["id"]
+        if tied:
+            text = card.locator("p.ties").inner_text()
+            head = board["rows"][board["rows"].index(tied[0]) - 1]  # the group starts one row above
+            assert text.startswith("Statistically tied") and f"ranks {head['rank']}–" in text, text
+        else:
+            assert card.locator("p.ties").count() == 0
+    assert page.watch.errors == []
+
+
+def test_model_page_shows_its_interval_on_every_board(page, served):
+    origin, snapshot, _ = served
+    ident = snapshot["boards"][0]["rows"][1]["identity"]
+    page.goto(f"{origin}/modelboards/models/{model_slug(ident)}/")
+    table = page.get_by_role("region", name="Board positions").locator("table")
+    heads = table.locator("thead th").all_inner_texts()
+    for col in ("Rank range", "Rank (UB)", "P(rank 1)", "95% interval"):
+        assert col in heads
+    placed = [(b, r) for b in snapshot["boards"] for r in b["rows"] if r["identity"] == ident]
+    assert table.locator("tbody tr").count() >= len(placed) > 0
+    first = table.locator("tbody tr").first.locator("td")
+    b, r = placed[0]
+    u = r["uncertainty"]
+    want = str(u["rank_lo"]) if u["rank_lo"] == u["rank_hi"] else f"{u['rank_lo']}–{u['rank_hi']}"
+    assert first.nth(heads.index("Rank range")).inner_text() == want
+    assert first.nth(heads.index("95% interval")).inner_text() == f"{u['r_lo']:,.1f} – {u['r_hi']:,.1f}"
+    assert page.watch.errors == []
+
+
+def test_intervals_are_readable_without_javascript(browser, served):
+    origin, snapshot, _ = served
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        p = context.new_page()
+        p.goto(f"{origin}/modelboards/boards/orchestrator/")
+        rows = snapshot["boards"][0]["rows"]
+        texts = p.locator("#board-table td.interval .ci-text").all_inner_texts()
+        assert texts == [f"{r['uncertainty']['r_lo']:.0f}–{r['uncertainty']['r_hi']:.0f}" for r in rows]
+        assert p.locator("#board-table td.interval svg.ci-bar").first.is_visible()
+        p.goto(f"{origin}/modelboards/methodology/")
+        assert p.locator("#uncertainty").is_visible() and "200 rounds" in p.locator("#uncertainty").inner_text()
     finally:
         context.close()

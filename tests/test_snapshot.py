@@ -34,7 +34,7 @@ def snap_json(
         s["error"] = "HTTP 503" if s["status"] == "failed" else None
     if not rows:
         for b in d["boards"]:
-            b["rows"], b["new"] = [], []
+            b["rows"], b["new"], b["uncertainty"] = [], [], None
         for m in d["machines"]:
             m["rows"] = []
         d["stacks"]["best"] = []
@@ -53,7 +53,7 @@ def test_write_then_load_round_trips_floats(tmp_path):
     back = load_snapshot(path)
     assert back == s
     assert back.boards[0].rows[0].r == s.boards[0].rows[0].r and isinstance(back.boards[0].rows[0].r, float)
-    assert json.loads(path.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION == 2
+    assert json.loads(path.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION == 3
     assert [p.name for p in (tmp_path / "snaps").iterdir()] == ["2026-11-30.json"]  # no temp file left
 
 
@@ -103,13 +103,13 @@ def test_load_errors_are_one_line(tmp_path):
         load_snapshot(tmp_path / "missing.json")
 
 
-@pytest.mark.parametrize("version", [0, 3, "2", None, True])
+@pytest.mark.parametrize("version", [0, 4, "2", None, True])
 def test_an_unknown_schema_version_is_one_clear_line(tmp_path, version):
     path = tmp_path / "2026-11-30.json"
     path.write_text(json.dumps({**snap_json(), "schema_version": version}))
     with pytest.raises(UserError) as exc:
         load_snapshot(path)
-    assert str(exc.value) == (f"{path}: schema_version {version!r} is not one this ModelBoards reads (1, 2)")
+    assert str(exc.value) == (f"{path}: schema_version {version!r} is not one this ModelBoards reads (1, 2, 3)")
 
 
 @pytest.mark.parametrize("edit, path, words", [
@@ -168,6 +168,37 @@ def test_every_named_model_must_exist_in_models():
                               "snapshot's models")
 
 
+def test_migrating_schema_2_adds_an_empty_bootstrap_and_changes_nothing_else():
+    from builder.snapshot.migrate import migrate, v2_to_v3
+
+    v3 = snap_json()
+    v2 = json.loads(json.dumps(v3))
+    v2["schema_version"] = 2
+    del v2["uncertainty"]
+    for b in v2["boards"]:
+        del b["uncertainty"]
+        for row in [*b["rows"], *b["new"]]:
+            del row["uncertainty"]
+    for m in v2["machines"]:
+        for row in m["rows"]:
+            del row["uncertainty"]
+    before = json.dumps(v2)
+    out = v2_to_v3(v2)
+    assert json.dumps(v2) == before  # the input is left as it was
+    assert out["schema_version"] == 3 and out["uncertainty"] is None
+    assert all(b["uncertainty"] is None and all(r["uncertainty"] is None for r in [*b["rows"], *b["new"]])
+               for b in out["boards"])
+    assert all(r["uncertainty"] is None for m in out["machines"] for r in m["rows"])
+    stripped = json.loads(json.dumps(v3))
+    stripped["uncertainty"] = None
+    for b in stripped["boards"]:
+        b["uncertainty"] = None
+        for row in [*b["rows"], *b["new"]]:
+            row["uncertainty"] = None
+    assert out == stripped and migrate(v2) == out
+    assert validate_snapshot(v2).boards[0].rows[0].uncertainty is None
+
+
 def test_migrating_schema_1_renames_fields_and_adds_the_worked_example():
     from builder.snapshot.migrate import migrate, v1_to_v2
 
@@ -201,7 +232,8 @@ def test_migrating_schema_1_renames_fields_and_adds_the_worked_example():
     assert m["rank"] == {"current": 1, "all_versions": 1}
     assert m["observations"][0]["source_score"] == 50.0 and "sourceScore" not in m["observations"][0]
     assert [t["from_identity"] for t in m["fusion"]["terms"]] == ["y", None]
-    assert migrate(out) is out  # current: unchanged
+    current = migrate(out)  # on to the current version
+    assert current["schema_version"] == 3 and migrate(current) is current  # current: unchanged
 
 
 def test_migrating_schema_1_eval_suites_and_arena_history():
@@ -237,7 +269,7 @@ def test_a_committed_schema_1_snapshot_loads_migrated(tmp_path):
     path = tmp_path / "2026-11-30.json"
     path.write_text(json.dumps({**v1, "schema_version": 1}))
     got = load_snapshot(path)
-    assert got.schema_version == 2 and got.previous_date is None
+    assert got.schema_version == 3 and got.previous_date is None
     assert got.worked_example == validate_snapshot(v2).worked_example
 
 

@@ -12,7 +12,8 @@ whole palette for dark mode. ``href`` is a model page relative to the site root
 (``models/<slug>/``), or null when the site has no page for that key.
 
 - price-quality: per board, ranked rows with their displayed ``score`` (integer, Arena
-  scale) and blended token ``price`` (USD per million tokens). Rows without a positive price
+  scale), the 95% bootstrap interval of R (``r_lo``/``r_hi``, error bars) and blended token
+  ``price`` (USD per million tokens). Rows without a positive price
   cannot sit on a log axis: they are listed under ``left_out`` with the reason and take no
   part in the frontier (``builder.charts.pareto``).
 - history: per board, one point per saved snapshot (``value`` = unrounded R); for the
@@ -96,9 +97,10 @@ def compute_price_quality(snapshot: Snapshot | None) -> dict[str, Any]:
     """Per board: ranked rows as (price, score) points, the Pareto frontier, the rows left out.
 
     ``boards[i] = {"id", "title", "points": [{"identity", "name", "href", "rank", "score",
-    "r", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
+    "r", "r_lo", "r_hi", "price", "partial", "open_weight", "frontier"}], "frontier": [identity, ...]
     (ascending price), "left_out": [{"identity", "name", "rank", "score", "reason"}]}``.
-    ``open_weight`` is the snapshot's model fact (true, false or null = unknown).
+    ``open_weight`` is the snapshot's model fact (true, false or null = unknown); ``r_lo`` /
+    ``r_hi`` the row's 95% bootstrap interval of R (null without one), drawn as error bars.
     """
     pages = page_identities(snapshot)
     boards = []
@@ -117,8 +119,11 @@ def compute_price_quality(snapshot: Snapshot | None) -> dict[str, Any]:
                 left_out.append({"identity": ident, "name": name, "rank": rank, "score": score, "reason": reason})
                 continue
             facts = snapshot.models.get(ident) if snapshot else None
+            unc = row.uncertainty
+            has = unc is not None and unc.r_lo is not None and unc.r_hi is not None
             points.append({"identity": ident, "name": name, "href": _href(ident, pages), "rank": rank,
-                           "score": score, "r": row.r, "price": price, "partial": row.partial,
+                           "score": score, "r": row.r, "r_lo": unc.r_lo if has and unc else None,
+                           "r_hi": unc.r_hi if has and unc else None, "price": price, "partial": row.partial,
                            "open_weight": facts.open_weight if facts else None})
         front = compute_pareto_frontier(PricePoint(p["identity"], p["price"], p["score"]) for p in points)
         on = set(front.frontier)
@@ -343,8 +348,8 @@ def compute_chart_data(snapshot: Snapshot | None, history: Sequence[Snapshot]) -
 
 
 CSV_COLUMNS: dict[str, tuple[str, ...]] = {
-    "price-quality": ("board", "rank", "model", "identity", "score", "r", "token_price", "partial", "open_weight",
-                      "on_frontier", "left_out_reason"),
+    "price-quality": ("board", "rank", "model", "identity", "score", "r", "r_lo", "r_hi", "token_price", "partial",
+                      "open_weight", "on_frontier", "left_out_reason"),
     "history": ("series", "date", "key", "model", "value", "score", "rank", "lower", "upper"),
     "ranks": ("series", "date", "key", "model", "rank"),
     "spread": ("series", "key", "model", "rank", "value", "lower", "upper", "partial"),
@@ -357,10 +362,10 @@ def _csv_rows(doc: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     if kind == "price-quality":
         for b in doc["boards"]:
             for p in b["points"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p["price"],
-                             p["partial"], p["open_weight"], p["frontier"], None))
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], p["r"], p["r_lo"], p["r_hi"],
+                             p["price"], p["partial"], p["open_weight"], p["frontier"], None))
             for p in b["left_out"]:
-                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None,
+                rows.append((b["id"], p["rank"], p["name"], p["identity"], p["score"], None, None, None, None,
                              None, None, None, p["reason"]))
     elif kind == "history":
         for s in doc["series"]:

@@ -186,8 +186,10 @@ def weight_class(open_weight: bool | None) -> tuple[str, str, str]:
 
 def price_point_label(p: Mapping[str, Any]) -> str:
     """The words a point's tooltip and accessible name say."""
-    bits = [f"{p['name']}", f"score {p['score']}", f"{usd_label_exact(p['price'])} per M tokens", f"rank {p['rank']}",
-            weight_class(p.get("open_weight"))[2]]
+    bits = [f"{p['name']}", f"score {p['score']}"]
+    if p.get("r_lo") is not None and p.get("r_hi") is not None:
+        bits.append(f"95% interval {p['r_lo']:.0f} to {p['r_hi']:.0f}")
+    bits += [f"{usd_label_exact(p['price'])} per M tokens", f"rank {p['rank']}", weight_class(p.get("open_weight"))[2]]
     if p.get("partial"):
         bits.append("partial")
     if p.get("frontier"):
@@ -209,7 +211,8 @@ PQ = {"top": 16, "right": 24, "bottom": 58, "left": 72, "height": 440}
 def price_quality_layout(points: Sequence[Mapping[str, Any]]):
     """(x of a price, y of a score, price domain, score domain) of a board's scatter."""
     prices = [p["price"] for p in points] or [1.0]
-    scores = [p["score"] for p in points] or [0.0]
+    # the score axis also covers every error bar (the 95% interval of R)
+    scores = [v for p in points for v in (p["score"], p.get("r_lo"), p.get("r_hi")) if v is not None] or [0.0]
     lo, hi = min(prices) / 1.6, max(prices) * 1.6
     pad = max(5.0, (max(scores) - min(scores)) * 0.06)
     s0, s1 = min(scores) - pad, max(scores) + pad
@@ -242,6 +245,14 @@ def render_price_quality_svg(board: Mapping[str, Any], root: str) -> Markup:
     d = frontier_path(pts, x, y)
     if d:
         body.append(f'<path class="frontier" d="{d}" fill="none" stroke="currentColor" aria-hidden="true"/>')
+    bars = [p for p in pts if p.get("r_lo") is not None and p.get("r_hi") is not None]
+    if bars:
+        body.append('<g class="error-bars" aria-hidden="true">')
+        for p in sorted(bars, key=lambda p: (p["price"], -p["score"], p["rank"])):
+            cx, y0, y1 = _f(x(p["price"])), _f(y(p["r_lo"])), _f(y(p["r_hi"]))
+            body.append(f'<path class="error-bar" d="M{cx},{y0}V{y1}M{_f(x(p["price"]) - 4)},{y0}h8'
+                        f'M{_f(x(p["price"]) - 4)},{y1}h8" fill="none" stroke="currentColor"/>')
+        body.append("</g>")
     body.append('<g class="marks">')
     # left to right (cheapest first), so Tab walks the points in the order the eye reads them
     for p in sorted(pts, key=lambda p: (p["price"], -p["score"], p["rank"])):

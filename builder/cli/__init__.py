@@ -7,6 +7,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     render   render, serve
     arena    the ``arena`` group (simulate, fit, history, judge)
     evals    the ``evals`` group (aggregate, clarify)
+    diff     what changed between two snapshots, and why
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -31,6 +32,8 @@ COMMANDS = {
     "serve": "builder.cli.render:serve_cmd",
     "arena": "builder.cli.arena:arena",
     "evals": "builder.cli.evals:evals",
+    "mcp": "builder.cli.mcp:mcp_cmd",
+    "diff": "builder.cli.diff:diff_cmd",
 }
 
 

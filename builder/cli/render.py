@@ -27,6 +27,8 @@ from builder.errors import CheckFailed, UserError
 from builder.util.io import parse_utc
 
 if TYPE_CHECKING:
+    from builder.config import SiteConfig
+    from builder.render.site import ChangeLog
     from builder.snapshot import Snapshot
 
 
@@ -65,6 +67,13 @@ def snapshot_now(snapshot: Snapshot, override: str | None) -> datetime:
     return parse_utc(value, "--now" if override is not None else "snapshot created_at")
 
 
+def change_log(cfg: SiteConfig) -> ChangeLog:
+    """The "what changed" documents of a render, at site.yml's score-move threshold."""
+    from builder.history.diff import compute_change_log
+
+    return functools.partial(compute_change_log, threshold=cfg.changes.score_threshold)
+
+
 def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now: str | None = None,
                          base_url: str | None = None, banner_warnings: bool = False,
                          strict: bool = False) -> list[str]:
@@ -92,7 +101,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 
     def build(tmp: Path) -> list[str]:
         warnings = render_site(snapshot, history, cfg, base, tmp, now=when, base_url=base_url,
-                               banner_warnings=banner_warnings, attempt=attempt)
+                               banner_warnings=banner_warnings, attempt=attempt, change_log=change_log(cfg))
         if strict and warnings:
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
         verify_or_fail(tmp)  # a site whose numbers do not rebuild is never swapped in

@@ -86,6 +86,7 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
     previous site untouched.
     """
     cfg, base = obj.load()
+    from builder.cli.render import change_log
     from builder.pipeline import build as run_build
     from builder.pipeline import parse_now
 
@@ -98,6 +99,7 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
         now=parse_now(now),
         snapshots_dir=snapshots_dir,
         progress=True,
+        change_log=change_log(cfg),
     )
     if report.snapshot_action == "empty":
         click.echo("snapshot: none saved today (no rows on any board)"
@@ -187,7 +189,7 @@ def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
 @pass_ctx
 def explain(obj: Context, model: str, board_id: str, snapshot_file: str | None, fmt: str) -> None:
     """Print the arithmetic behind MODEL's score: calibration, family means, R, rank, labels."""
-    from builder.scoring.explain import explain_model, format_explain
+    from builder.evidence.explain import explain_model, format_explain
     from builder.snapshot import list_snapshots, load_snapshot
 
     if snapshot_file:

@@ -3,7 +3,8 @@ number with the standard library alone.
 
     evidence.json          the Capability Index (CC BY 4.0): models, rows, families, fusion
     boards-evidence.json   the role boards (CC BY-SA 4.0): calibrations, usable observations,
-                           family means, R, displayed score, rank and labels per board
+                           family means, R, displayed score, rank and labels per board; the
+                           bootstrap's seed, Arena intervals, fit residuals and results
     index-current.csv, index-all-versions.csv   the two index boards
     README.md              what each file holds, licences and attribution
     recompute.py           the stdlib-only rebuild (also as recompute.ipynb)
@@ -27,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from builder.snapshot.models import CapabilityIndex, Snapshot
+from builder.snapshot.models import BoardRow, Calibration, CapabilityIndex, Observation, RowUncertainty, Snapshot
 from builder.snapshot.schema import SCHEMA_FILE
 from builder.util.formats import INDEX_LICENCE, RATING_LICENCE
 from builder.util.text import csv_cell
@@ -123,18 +124,72 @@ def _pick(model: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+ROW_FIELDS = tuple(RowUncertainty.model_fields)
+"A row's bootstrap fields (r_lo, r_hi, rank_lo, ...), in the order the snapshot declares them."
+DRAW_ORDER = (
+    "One random.Random(seed) stream, read only through random(); every round reads the same number of uniforms.",
+    "1. One uniform per usable Arena observation, ascending (feed, identity, release, model): "
+    "p = u (0 read as 2**-53), value = rating + sd * Phi^-1(p) by AS241, sd = (q975 - q025) / 3.92 (0 without both).",
+    "2. Per used fit of a family feed, ascending (source, feed, release): n uniforms, overlap position floor(u * n) "
+    "each (overlap keys ascending); then one uniform per calibrated observation of that feed and release, ascending "
+    "(identity, model): its residual is the one at overlap position floor(u * n).",
+    "Sums run left to right from 0.0: a refit's in draw order, a family's values in ascending (feed, release, model), "
+    "families in ascending id. A refit with all raw scores equal or beta <= 0 drops its feed for that round.",
+)
+"The bootstrap's draw order as boards-evidence.json states it (builder.scoring.uncertainty implements it)."
+
+
+def _residuals(c: Calibration, selected: list[Observation], text_feed: str | None) -> list[float] | None:
+    """Arena text rating minus calibrated value per overlap key of a used fit (the bootstrap's pool):
+    ``arena_k - (alpha + beta * (raw_k - mu) / sigma)``, the expression the bootstrap uses."""
+    if not c.used or c.mu is None or c.sigma is None or c.alpha is None or c.beta is None:
+        return None
+    arena = {o.identity: o.raw for o in selected if o.feed == text_feed and o.raw is not None}
+    raws: dict[str, float] = {}
+    for o in selected:
+        if (o.source, o.feed, o.release) == (c.source, c.feed, c.release) and o.raw is not None:
+            raws[o.identity] = max(raws.get(o.identity, o.raw), o.raw)
+    if not all(k in arena and k in raws for k in c.overlap):
+        return None
+    alpha, beta, mu, sigma = c.alpha, c.beta, c.mu, c.sigma
+    return [arena[k] - (alpha + beta * (raws[k] - mu) / sigma) for k in c.overlap]
+
+
+def _uncertainty_settings(snapshot: Snapshot) -> dict[str, Any] | None:
+    u = snapshot.uncertainty
+    if u is None or not u.rounds:
+        return None
+    return {"rounds": u.rounds, "seed": u.seed, "interval": list(u.interval), "tieThreshold": u.tie_threshold,
+            "pairwiseTop": u.pairwise_top, "arenaSdDivisor": u.arena_sd_divisor,
+            "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER)}
+
+
+def _board_row(row: BoardRow) -> dict[str, Any]:
+    unc = row.uncertainty
+    return {**_pick(row, BOARD_ROW_KEYS), **{k: getattr(unc, k) if unc is not None else None for k in ROW_FIELDS}}
+
+
+def _arena_interval(o: Observation, arena: set[str], key: str) -> Any:
+    return o.details.get(key) if o.feed in arena else None
+
+
 def compute_boards_evidence(snapshot: Snapshot, site_url: str) -> dict[str, Any]:
-    """``boards-evidence.json``: enough to rebuild every role-board number exactly."""
+    """``boards-evidence.json``: enough to rebuild every role-board number exactly, the
+    bootstrap's intervals, rank ranges and ties included (seed, Arena intervals, residuals)."""
     arena_feeds, text_feed = _arena_feeds(snapshot)
     selected = [o for o in snapshot.observations if o.selected and not o.excluded and o.raw is not None]
     usable = [o for o in selected if o.calibrated is not None]
     boards = []
     for b in snapshot.boards:
+        pairwise = b.uncertainty.pairwise if b.uncertainty is not None else None
         boards.append({
             "id": b.id, "title": b.title, "role": b.role, "weights": dict(b.weights),
-            "rows": [_pick(row, BOARD_ROW_KEYS) for row in b.rows],
-            "new": [_pick(row, BOARD_ROW_KEYS) for row in b.new],
+            "rows": [_board_row(row) for row in b.rows],
+            "new": [_board_row(row) for row in b.new],
+            "pairwise": {"identities": list(pairwise.identities), "p_greater": [list(r) for r in pairwise.p_greater]}
+            if pairwise is not None else None,
         })
+    arena = set(arena_feeds)
     return {
         "generatedAt": snapshot.created_at,
         "snapshotDate": snapshot.date,
@@ -144,9 +199,12 @@ def compute_boards_evidence(snapshot: Snapshot, site_url: str) -> dict[str, Any]
         "arenaFeeds": arena_feeds,
         "arenaTextFeed": text_feed,
         "families": {k: list(v.feeds) for k, v in snapshot.families.items()},
-        "calibrations": [_pick(c, CALIBRATION_KEYS) for c in snapshot.calibration],
+        "calibrations": [{**_pick(c, CALIBRATION_KEYS), "residuals": _residuals(c, selected, text_feed)}
+                         for c in snapshot.calibration],
         "selected": [_pick(o, ("identity", "model", "feed", "release", "raw")) for o in selected],
-        "observations": [_pick(o, OBSERVATION_KEYS) for o in usable],
+        "observations": [{**_pick(o, OBSERVATION_KEYS), "q025": _arena_interval(o, arena, "rating_q025"),
+                          "q975": _arena_interval(o, arena, "rating_q975")} for o in usable],
+        "uncertainty": _uncertainty_settings(snapshot),
         "boards": boards,
         "citation": {"bibtex": compute_citation(snapshot, site_url, "role boards")},
     }
@@ -174,8 +232,10 @@ README_FILES: tuple[tuple[str, str, str], ...] = (
     ("evidence.json", "the Capability Index: every model's rows (board, family, sourceScore, share, confidence, "
      "link, date), family scores, fusion terms, score, confidence and ranks", INDEX_LICENCE),
     ("boards-evidence.json", "the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, "
-     "beta), every usable observation with raw and calibrated values, and each board's family means, R, displayed "
-     "score, rank and labels", RATING_LICENCE),
+     "beta, residuals), every usable observation with raw and calibrated values (Arena ones with their published "
+     "q025/q975), each board's family means, R, displayed score, rank and labels, and the bootstrap (rounds, seed, "
+     "draw order) with each row's r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above and each "
+     "board's top-20 pairwise matrix", RATING_LICENCE),
     ("index-current.csv", "the index board of current versions", INDEX_LICENCE),
     ("index-all-versions.csv", "the index board of all versions", INDEX_LICENCE),
     ("recompute.py, recompute.ipynb", "the rebuild script (the same code in notebook cells)", "MIT"),

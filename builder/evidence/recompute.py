@@ -8,6 +8,9 @@ Uses only Python's standard library. Reads ``evidence.json`` (the Capability Ind
     and the order of both index boards (``current`` and ``allVersions``);
   * every role-board calibration, calibrated value, family mean, R, displayed score and
     rank, and the order of every board;
+  * every role-board interval, rank range, Rank (UB), P(rank 1), tie marker and top-20
+    matrix, by running the same seeded bootstrap again (``random.Random(seed)``, the draws
+    in the order ``uncertainty.drawOrder`` of boards-evidence.json states);
 
 then prints how many of each were reproduced and names every miss or moved position.
 Exit code 0 when everything was reproduced, 1 otherwise, 2 when the downloads cannot be
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 import urllib.error
 import urllib.request
@@ -280,6 +284,268 @@ def recompute_boards(be: dict, tally: Tally) -> None:
         tally.order("board order", board["id"], published, [row["identity"] for row in order])
 
 
+# ---------------------------------------------------------------- the role boards' uncertainty
+
+# Wichura's AS241 (PPND16) coefficients, lowest power first.
+AS241_A = (3.387132872796366608, 133.14166789178437745, 1971.5909503065514427, 13731.693765509461125,
+           45921.953931549871457, 67265.770927008700853, 33430.575583588128105, 2509.0809287301226727)
+AS241_B = (1.0, 42.313330701600911252, 687.1870074920579083, 5394.1960214247511077,
+           21213.794301586595867, 39307.89580009271061, 28729.085735721942674, 5226.495278852854561)
+AS241_C = (1.42343711074968357734, 4.6303378461565452959, 5.7694972214606914055, 3.64784832476320460504,
+           1.27045825245236838258, 0.24178072517745061177, 0.0227238449892691845833, 7.7454501427834140764e-4)
+AS241_D = (1.0, 2.05319162663775882187, 1.6763848301838038494, 0.68976733498510000455,
+           0.14810397642748007459, 0.0151986665636164571966, 5.475938084995344946e-4, 1.05075007164441684324e-9)
+AS241_E = (6.6579046435011037772, 5.4637849111641143699, 1.7848265399172913358, 0.29656057182850489123,
+           0.026532189526576123093, 0.0012426609473880784386, 2.71155556874348757815e-5, 2.01033439929228813265e-7)
+AS241_F = (1.0, 0.599832206555887937690, 0.136929880922735805310, 0.0148753612908506148525,
+           7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15)
+
+
+def horner(coef: tuple, r: float) -> float:
+    acc = coef[-1]
+    for c in reversed(coef[:-1]):
+        acc = acc * r + c
+    return acc
+
+
+def normal_quantile(p: float) -> float:
+    """Phi^-1(p) by AS241; p in (0, 1)."""
+    q = p - 0.5
+    if abs(q) <= 0.425:
+        r = 0.180625 - q * q
+        return q * horner(AS241_A, r) / horner(AS241_B, r)
+    r = math.sqrt(-math.log(p if q <= 0.0 else 1.0 - p))
+    if r <= 5.0:
+        r = r - 1.6
+        x = horner(AS241_C, r) / horner(AS241_D, r)
+    else:
+        r = r - 5.0
+        x = horner(AS241_E, r) / horner(AS241_F, r)
+    return -x if q < 0.0 else x
+
+
+def left_sum(values) -> float:
+    """Left to right from 0.0 (the order is part of the published arithmetic)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def percentile_linear(s: list[float], p: float) -> float:
+    """Linear interpolation on ascending ``s``: h = p (n - 1), s[k] + (h - k) (s[k+1] - s[k])."""
+    h = p * (len(s) - 1)
+    k = math.floor(h)
+    k1 = min(k + 1, len(s) - 1)
+    return s[k] + (h - k) * (s[k1] - s[k])
+
+
+def arena_sd(o: dict, divisor: float) -> float:
+    lo, hi = o.get("q025"), o.get("q975")
+    if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float))) or isinstance(lo, bool) \
+            or isinstance(hi, bool) or not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0
+    return (hi - lo) / divisor if hi >= lo else 0.0
+
+
+def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
+    """(Arena draws, fits, boards, number of value slots) in the documented order, from the
+    evidence alone. Arena draws: (rating, sd); fits: dicts with n, raws, anchors, residuals,
+    scored [(slot, raw)]; boards: per board the rows' (identity, [(weight, [slot, ...]), ...]).
+    """
+    u = be["uncertainty"]
+    arena_feeds = set(be["arenaFeeds"])
+    text_feed = be["arenaTextFeed"]
+    fam_of: dict[str, list[str]] = {}
+    for fam, feeds in be["families"].items():
+        for feed in feeds:
+            fam_of.setdefault(feed, []).append(fam)
+    obs = be["observations"]
+    arena = sorted((o for o in obs if o["feed"] in arena_feeds),
+                   key=lambda o: (o["feed"], o["identity"], o["release"], o["model"]))
+    slot = {id(o): i for i, o in enumerate(arena)}
+    draws = [(o["raw"], arena_sd(o, u["arenaSdDivisor"])) for o in arena]
+    anchor: dict[str, int] = {}
+    for i, o in enumerate(arena):
+        if o["feed"] == text_feed and (o["identity"] not in anchor or o["raw"] > draws[anchor[o["identity"]]][0]):
+            anchor[o["identity"]] = i
+    fits = []
+    n_slots = len(arena)
+    for c in sorted(be["calibrations"], key=lambda c: (c["source"], c["feed"], c["release"])):
+        if not c["used"] or c["feed"] not in fam_of:
+            continue
+        key = (c["source"], c["feed"], c["release"])
+        rows = sorted((o for o in obs if (o["source"], o["feed"], o["release"]) == key),
+                      key=lambda o: (o["identity"], o["model"]))
+        raw_of: dict[str, float] = {}
+        for o in rows:
+            raw_of[o["identity"]] = max(raw_of.get(o["identity"], o["raw"]), o["raw"])
+        raws = [raw_of[k] for k in c["overlap"]]
+        anchors = [anchor[k] for k in c["overlap"]]
+        residuals = [draws[a][0] - (c["alpha"] + c["beta"] * (x - c["mu"]) / c["sigma"]) for a, x in zip(anchors, raws)]
+        scored = []
+        for o in rows:
+            slot[id(o)] = n_slots
+            scored.append((n_slots, o["raw"]))
+            n_slots += 1
+        fits.append({"key": (c["source"], c["feed"], c["release"]), "n": len(raws), "raws": raws, "anchors": anchors,
+                     "residuals": residuals, "published_residuals": c.get("residuals"), "scored": scored})
+    per_identity: dict[str, list[dict]] = defaultdict(list)
+    for o in obs:
+        if id(o) in slot and o["feed"] in fam_of:
+            per_identity[o["identity"]].append(o)
+    boards = []
+    for b in be["boards"]:
+        weights = b["weights"]
+        rows = []
+        for row in b["rows"] + b["new"]:
+            fams = []
+            for fam in sorted(f for f, w in weights.items() if w > 0):
+                members = sorted((o for o in per_identity.get(row["identity"], []) if fam in fam_of[o["feed"]]),
+                                 key=lambda o: (o["feed"], o["release"], o["model"]))
+                if members:
+                    fams.append((weights[fam], [slot[id(o)] for o in members]))
+            rows.append((row["identity"], fams))
+        boards.append(rows)
+    return draws, fits, boards, n_slots
+
+
+def run_rounds(be: dict) -> list[dict[str, list]]:
+    """Per board, identity -> its R in every round (None where the round left it no family)."""
+    u = be["uncertainty"]
+    draws, fits, boards, n_slots = bootstrap_inputs(be)
+    rng = random.Random(u["seed"])
+    rand = rng.random
+    unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
+    specs: list[list[tuple[float, list[int]]]] = []
+    board_index = []
+    for rows in boards:
+        idx = {}
+        for ident, fams in rows:
+            key = tuple((w, tuple(sl)) for w, sl in fams)
+            if key not in unique:
+                unique[key] = len(specs)
+                specs.append(fams)
+            idx[ident] = unique[key]
+        board_index.append(idx)
+    series: list[list] = [[] for _ in specs]
+    for _ in range(u["rounds"]):
+        v: list = [None] * n_slots
+        for i, (rating, sd) in enumerate(draws):
+            p = rand()
+            v[i] = rating + sd * normal_quantile(p if p > 0.0 else 2.0 ** -53)
+        for f in fits:
+            n = f["n"]
+            pick = [min(int(rand() * n), n - 1) for _ in range(n)]
+            res = [f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]]
+            xs = [f["raws"][k] for k in pick]
+            arena = [v[f["anchors"][k]] for k in pick]
+            mu = left_sum(xs) / n
+            sigma = math.sqrt(left_sum((x - mu) * (x - mu) for x in xs) / n)
+            ok = n >= 10 and max(xs) != min(xs) and sigma > 0
+            if ok:
+                alpha = left_sum(arena) / n
+                z = [(x - mu) / sigma for x in xs]
+                beta = left_sum(zi * (a - alpha) for zi, a in zip(z, arena)) / left_sum(zi * zi for zi in z)
+                ok = beta > 0
+            for (s, raw), e in zip(f["scored"], res):
+                v[s] = alpha + beta * (raw - mu) / sigma + e if ok else None
+        for k, fams in enumerate(specs):
+            num = den = 0.0
+            for w, slots in fams:
+                vals = [v[s] for s in slots if v[s] is not None]
+                if vals:
+                    num += w * (left_sum(vals) / len(vals))
+                    den += w
+            series[k].append(num / den if den > 0 else None)
+    return [{ident: series[k] for ident, k in idx.items()} for idx in board_index]
+
+
+def summarise(board: dict, r: dict[str, list], u: dict) -> tuple[dict[str, dict], dict]:
+    """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R."""
+    rounds = u["rounds"]
+    p_lo, p_hi = u["interval"]
+    ranked = [row["identity"] for row in board["rows"]]
+    ranks: dict[str, list[int]] = {i: [] for i in ranked}
+    for b in range(rounds):
+        vals = [r[i][b] for i in ranked if r[i][b] is not None]
+        first: dict[float, int] = {}
+        for pos, x in enumerate(sorted(vals, reverse=True)):
+            first.setdefault(x, pos + 1)
+        for i in ranked:
+            if r[i][b] is not None:
+                ranks[i].append(first[r[i][b]])
+    out: dict[str, dict] = {}
+    for row in board["rows"] + board["new"]:
+        i = row["identity"]
+        s = sorted(x for x in r[i] if x is not None)
+        out[i] = {"r_lo": percentile_linear(s, p_lo) if s else None, "r_hi": percentile_linear(s, p_hi) if s else None,
+                  "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
+                  "tied_above": None, "rounds_scored": len(s)}
+    lows = [out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None]
+    for pos, i in enumerate(ranked):
+        o = out[i]
+        rk = sorted(ranks[i])
+        if rk:
+            o["rank_lo"] = rk[math.floor(p_lo * (len(rk) - 1))]
+            o["rank_hi"] = rk[math.ceil(p_hi * (len(rk) - 1))]
+            o["rank_ub"] = 1 + sum(1 for x in lows if x > o["r_hi"])
+        o["p_first"] = sum(1 for k in ranks[i] if k == 1) / rounds
+        if pos:
+            above = ranked[pos - 1]
+            o["p_above"] = sum(1 for a, x in zip(r[above], r[i]) if a is not None and x is not None and a > x) / rounds
+            o["tied_above"] = o["p_above"] < u["tieThreshold"]
+    top = ranked[:u["pairwiseTop"]]
+    matrix = [[sum(1 for x, y in zip(r[a], r[b]) if x is not None and y is not None and x > y) / rounds for b in top]
+              for a in top]
+    return out, {"identities": top, "p_greater": matrix}
+
+
+def recompute_uncertainty(be: dict, tally: Tally) -> None:
+    u = be.get("uncertainty")
+    if not u or not u.get("rounds"):
+        return
+    _, fits, _, _ = bootstrap_inputs(be)
+    for f in fits:
+        published = f["published_residuals"] or []
+        for k, new in enumerate(f["residuals"]):
+            pub = published[k] if k < len(published) else None
+            tally.total["board fit residual"] += 1
+            if pub is not None and close(pub, new):
+                tally.ok["board fit residual"] += 1
+            else:
+                tally.misses.append(f"board fit residual: {' '.join(f['key'])} #{k}: published {pub}, rebuilt {new}")
+    per_board = run_rounds(be)
+    for board, r in zip(be["boards"], per_board):
+        rebuilt, matrix = summarise(board, r, u)
+        for row in board["rows"] + board["new"]:
+            got = rebuilt[row["identity"]]
+            what = f"{board['id']} {row['identity']}"
+            for field in ("r_lo", "r_hi"):
+                pub, new = row.get(field), got[field]
+                tally.total["board interval bound"] += 1
+                if (pub is None and new is None) or (pub is not None and new is not None and close(pub, new)):
+                    tally.ok["board interval bound"] += 1
+                else:
+                    tally.misses.append(f"board interval bound: {what} {field}: published {pub}, rebuilt {new}")
+            for field, kind in (("rank_lo", "board rank range"), ("rank_hi", "board rank range"),
+                                ("rank_ub", "board rank (UB)"), ("p_first", "board P(rank 1)"),
+                                ("p_above", "board tie"), ("tied_above", "board tie"),
+                                ("rounds_scored", "board rounds scored")):
+                tally.total[kind] += 1
+                if row.get(field) == got[field] and type(row.get(field)) is type(got[field]):
+                    tally.ok[kind] += 1
+                else:
+                    tally.misses.append(f"{kind}: {what} {field}: published {row.get(field)}, rebuilt {got[field]}")
+        pub = board.get("pairwise") or {}
+        tally.total["board pairwise matrix"] += 1
+        if pub.get("identities") == matrix["identities"] and pub.get("p_greater") == matrix["p_greater"]:
+            tally.ok["board pairwise matrix"] += 1
+        else:
+            top = len(matrix["identities"])
+            tally.misses.append(f"board pairwise matrix: {board['id']}: the published top-{top} matrix differs")
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -314,6 +580,7 @@ def main(argv: list[str]) -> int:
         except FileNotFoundError:
             raise InputError(f"{location}: no {BOARDS_FILE}") from None
         recompute_boards(boards, tally)
+        recompute_uncertainty(boards, tally)
     except InputError as exc:
         print(f"recompute.py: error: {exc}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from builder.snapshot.models import Board, BoardRow, Snapshot
+from builder.snapshot.models import Board, BoardPairwise, BoardRow, Snapshot
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import csv_cell
 
@@ -31,6 +31,16 @@ BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("partial_reasons", "text", "why the row is partial, ';'-separated"),
     ("coverage", "float", "present preset weight / all preset weight, 0..1"),
     ("available_share", "float", "present preset weight / weight of families available in the snapshot, 0..1"),
+    ("r_lo", "float", "2.5 percentile of R over the bootstrap rounds, Arena scale; empty when the bootstrap is off"),
+    ("r_hi", "float", "97.5 percentile of R over the bootstrap rounds, Arena scale"),
+    ("rank_lo", "integer", "best plausible rank: 2.5 percentile (lower) of the rank over the rounds; "
+                           "empty in the new strip"),
+    ("rank_hi", "integer", "worst plausible rank: 97.5 percentile (higher) of the rank over the rounds"),
+    ("rank_ub", "integer", "Rank (UB): 1 + number of ranked rows whose r_lo is above this row's r_hi"),
+    ("p_first", "float", "share of bootstrap rounds in which the row ranks 1"),
+    ("p_above", "float", "share of bootstrap rounds in which the row directly above has a greater R"),
+    ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; "
+                              "empty on the first row"),
     ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
     ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
     ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
@@ -47,7 +57,18 @@ BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
     ("sources", "every credited source: name, title, licence, attribution, homepage, published, fetched_at, status"),
     ("rows", "ranked rows, each with the CSV columns above and families {family: mean}"),
     ("new", "the New, not enough ratings yet strip (rank null)"),
+    ("uncertainty", "the bootstrap: rounds, seed, interval, tie_threshold, and pairwise {identities, p_greater}: "
+                    "p_greater[a][b] = P(R_a > R_b) over the rounds for the top 20 ranked rows; null when off"),
 )
+
+#: (column, meaning) of ``data/boards/<id>-pairwise.csv``.
+PAIRWISE_CSV_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("identity", "identity key of the row model a (the board's top 20 ranked rows, in board order)"),
+    ("<identity b>", "one column per model b, same order: P(R_a > R_b), the share of bootstrap rounds in which "
+                     "a has the greater R (0 on the diagonal)"),
+)
+UNCERTAINTY_COLUMNS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+"The columns a row takes from its ``uncertainty`` (the bootstrap); empty without one."
 
 SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema_version, date, created_at, method_id", "identity of the snapshot (UTC)"),
@@ -62,6 +83,9 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("models", "facts per identity: name, maker, licence, open_weight, params_b, context_window, release_date"),
     ("prices", "token price entries (per token, blended per million) and PirateBench build records"),
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
+    ("uncertainty", "the boards' bootstrap settings (rounds, seed, interval, tie_threshold, pairwise_top, "
+                    "draws_per_round); each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, "
+                    "p_above, tied_above, rounds_scored} and each board's uncertainty.pairwise"),
     ("worked_example", "the methodology's worked example, computed when the snapshot was scored"),
     ("arena, evals, index, backfill", "the Arena, eval-suite and Capability Index sections and the demo "
      "history's rules, or null"),
@@ -75,6 +99,13 @@ def board_families(board: Board) -> list[str]:
     return sorted(weights, key=lambda f: (-weights[f], f))
 
 
+def row_value(row: BoardRow, column: str) -> Any:
+    """A download column of a row: a row field, or one of its bootstrap fields (None without one)."""
+    if column in UNCERTAINTY_COLUMNS:
+        return getattr(row.uncertainty, column) if row.uncertainty is not None else None
+    return getattr(row, column)
+
+
 def render_board_csv(board: Board) -> str:
     """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
     fams = board_families(board)
@@ -85,20 +116,59 @@ def render_board_csv(board: Board) -> str:
     strips: tuple[tuple[str, Sequence[BoardRow]], ...] = (("ranked", board.rows), ("new", board.new))
     for strip, rows in strips:
         for row in rows:
-            values = [strip] + [getattr(row, c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
+            values = [strip] + [row_value(row, c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
             values += [row.families.get(f) for f in fams]
             w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 
 def _row_json(row: BoardRow) -> dict[str, Any]:
-    keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:]] + ["families"]
-    return row.model_dump(mode="json", include=set(keys))
+    keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:] if c not in UNCERTAINTY_COLUMNS] + ["families"]
+    out = row.model_dump(mode="json", include=set(keys))
+    return {**out, **{c: row_value(row, c) for c in UNCERTAINTY_COLUMNS}}
+
+
+def board_pairwise(board: Board) -> BoardPairwise | None:
+    """The board's top-rows matrix, or None without a bootstrap."""
+    return board.uncertainty.pairwise if board.uncertainty is not None and board.uncertainty.pairwise.identities \
+        else None
+
+
+def render_pairwise_csv(board: Board) -> str | None:
+    """``data/boards/<id>-pairwise.csv``: P(R_a > R_b), row a, column b; None without a bootstrap."""
+    pair = board_pairwise(board)
+    if pair is None:
+        return None
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([csv_cell(v) for v in ["identity", *pair.identities]])
+    for ident, values in zip(pair.identities, pair.p_greater, strict=True):
+        w.writerow([csv_cell(v) for v in [ident, *values]])
+    return buf.getvalue()
+
+
+def _uncertainty_json(board: Board, snapshot: Snapshot) -> dict[str, Any] | None:
+    pair = board_pairwise(board)
+    u = snapshot.uncertainty
+    if u is None or not u.rounds or pair is None:
+        return None
+    return {"rounds": u.rounds, "seed": u.seed, "interval": list(u.interval), "tie_threshold": u.tie_threshold,
+            "pairwise": pair.model_dump(mode="json")}
+
+
+def board_attribution(site_title: str, base_url: str) -> str:
+    """The credit line of every download: the site, its URL and the rating table's licence."""
+    return f"{site_title} ({base_url}), rating table under {RATING_LICENCE}"
 
 
 def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str:
     """``data/boards/<id>.json``: the board, its rows and strip, and the credits."""
-    doc = {
+    return dump_json(board_download(board, snapshot, attribution))
+
+
+def board_download(board: Board, snapshot: Snapshot, attribution: str) -> dict[str, Any]:
+    """The document ``data/boards/<id>.json`` is written from (the API's board rows are its rows)."""
+    return {
         "board": board.model_dump(mode="json", include={"id", "title", "kind", "role", "description", "weights",
                                                          "warning", "missing_families"}),
         "date": snapshot.date,
@@ -116,8 +186,8 @@ def render_board_json(board: Board, snapshot: Snapshot, attribution: str) -> str
         ],
         "rows": [_row_json(r) for r in board.rows],
         "new": [_row_json(r) for r in board.new],
+        "uncertainty": _uncertainty_json(board, snapshot),
     }
-    return dump_json(doc)
 
 
 def dump_json(doc: Any) -> str:

@@ -7,6 +7,7 @@ numbers sort as numbers and a column sorted by score orders by the unrounded R.
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime
 from typing import Any
 
@@ -130,7 +131,13 @@ def yes_no(b: Any) -> str:
     return "unknown" if b is None else ("yes" if b else "no")
 
 
+def tojson_attr(x: Any) -> str:
+    """JSON text for an HTML attribute (plain text: autoescape then escapes its quotes); floats exact."""
+    return json.dumps(x, ensure_ascii=False, allow_nan=False)
+
+
 FILTERS = {
+    "tojson_attr": tojson_attr,
     "num_key": num_key,
     "movement_key": movement_key,
     "movement_text": movement_text,

@@ -19,13 +19,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
+from builder.render.exports import board_attribution
 from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import read_content_dir
 from builder.render.pages import PAGES
@@ -37,6 +38,8 @@ from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
 T = TypeVar("T")
+ChangeLog = Callable[[Sequence[Snap]], Sequence[Mapping[str, Any]]]
+"Snapshots (oldest first) -> one change document per date."
 
 
 def render_site(
@@ -51,6 +54,7 @@ def render_site(
     banner_warnings: bool = False,
     pages: Sequence[Page] = PAGES,
     attempt: RefreshAttempt | None = None,
+    change_log: ChangeLog | None = None,
 ) -> list[str]:
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
@@ -60,7 +64,10 @@ def render_site(
     rendered in order (each entry when it is available for these snapshots). ``attempt`` is
     the record of the latest refresh attempt (``builder.snapshot.attempt``): the pages show
     each source's status as of that attempt, and stale boards when its Arena source failed;
-    the snapshot download stays the saved one.
+    the snapshot download stays the saved one. ``change_log`` turns the snapshots shown
+    (earlier ones and the current, oldest first) into the "what changed" documents
+    (``builder.history.diff.compute_change_log``, which render may not import, so the command
+    passes it in); without it the change pages list no change.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -82,7 +89,9 @@ def render_site(
     warnings = _input_warnings(snap, guards, "index" in content)
     w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
                    saved=snapshot, history=earlier, content=content, warnings=warnings,
-                   attribution=f"{cfg.site.title} ({base_url}), rating table under {RATING_LICENCE}")
+                   attribution=board_attribution(cfg.site.title, base_url))
+    if change_log is not None:
+        w.changes = change_log([*earlier, *([snap] if snap is not None else [])])
     chosen = [p for p in pages if p.available(snap, earlier)]
     w.common.update({
         "site": cfg.site,
@@ -103,6 +112,7 @@ def render_site(
         "citation": _citation(cfg, snap, base_url),
         "history": earlier,
         "movement_hidden": movement_hidden,
+        "has_feed": any(p.key == "changes" for p in chosen),
     })
     copy_static(templates / "static", out / "static")
     for page in chosen:

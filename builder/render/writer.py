@@ -64,7 +64,9 @@ class SiteWriter:
     later refresh attempt changed the sources' statuses), ``history`` (the earlier
     snapshots, oldest first),
     ``cfg``, ``base`` (site.yml's folder), ``content`` (the markdown pages), ``warnings``
-    (a page may add its own) and ``common`` (the context every template receives).
+    (a page may add its own), ``common`` (the context every template receives) and
+    ``changes`` (one "what changed" document per snapshot date, ``builder.history.diff``'s
+    JSON format, computed by the caller; empty when it computed none).
     """
 
     out: Path
@@ -81,6 +83,7 @@ class SiteWriter:
     attribution: str = ""
     pages: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)
+    changes: Sequence[Mapping[str, Any]] = ()
 
     def file(self, rel: str, text: str) -> None:
         path = self.out / rel

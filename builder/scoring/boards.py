@@ -59,6 +59,7 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
+from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
 from builder.snapshot.worked import compute_worked_example
@@ -635,6 +636,9 @@ def compute_scored_boards(
                       previous_board_ranks(earlier, b.id))
         for b in cfg.boards
     )
+    uncertainty, boards = compute_snapshot_uncertainty(
+        observations, calibrated, calibrations, arena_feeds, text_feeds,
+        {k: v.feeds for k, v in cfg.families.items()}, boards, cfg.uncertainty.rounds, cfg.uncertainty.seed)
     pick_role = next((b.role for b in cfg.boards if b.kind == "open_weight"), "orchestrator")
     machines = tuple(
         compute_machine(m, fields.get(pick_role, []), cfg, models, book, previous_machine_ranks(earlier, m.id))
@@ -668,6 +672,7 @@ def compute_scored_boards(
         boards=boards,
         machines=machines,
         stacks=snap.Stacks(best=compute_best_stack(boards), value=value),
+        uncertainty=uncertainty,
         worked_example=compute_worked_example(boards, families, snap_observations, snap_calibration, sources),
     )
 

@@ -2,7 +2,7 @@
 
     models     the frozen pydantic models (``Snapshot`` and its parts), every field documented
     load       load_snapshot(path) / parse_snapshot(text): JSON -> migrate -> validate; one line on error
-    migrate    one small step per schema version (1 -> 2)
+    migrate    one small step per schema version (1 -> 2 -> 3)
     store      write_snapshot (same-day rule, atomic), list_snapshots, previous_snapshot, check_guards
     schema     the JSON Schema (draft 2020-12) the site publishes as data/snapshot.schema.json
     assemble   assemble_snapshot: the one function that joins the computed parts

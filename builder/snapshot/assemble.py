@@ -32,6 +32,7 @@ from builder.snapshot.models import (
     SnapshotMethod,
     Source,
     Stacks,
+    UncertaintySettings,
     WorkedExample,
 )
 
@@ -62,6 +63,7 @@ class ScoredBoards:
     boards: tuple[Board, ...]
     machines: tuple[Machine, ...]
     stacks: Stacks
+    uncertainty: UncertaintySettings
     worked_example: WorkedExample | None
 
 
@@ -100,6 +102,7 @@ def assemble_snapshot(
         boards=scored.boards,
         machines=scored.machines,
         stacks=scored.stacks,
+        uncertainty=scored.uncertainty,
         worked_example=scored.worked_example,
         arena=arena,
         evals=evals,

@@ -17,6 +17,12 @@ Version 1 -> 2:
   ``markdown``, ``n_tasks``, ``n_models`` and ``categories`` repeated the shown metric's);
 - new: ``previous_date`` (null: version 1 did not record it) and ``worked_example``,
   computed from the snapshot's own saved numbers as scoring does.
+
+Version 2 -> 3:
+
+- new: the boards' bootstrap. ``uncertainty`` (the settings) at the top, on every board
+  (its pairwise matrix) and on every board row, home-computer picks included: null, since a
+  version-2 snapshot was scored without it (rendering never refits anything).
 """
 
 from __future__ import annotations
@@ -113,7 +119,25 @@ def v1_to_v2(data: Json) -> Json:
     return out
 
 
-STEPS: dict[int, Callable[[Json], Json]] = {1: v1_to_v2}
+def v2_to_v3(data: Json) -> Json:
+    """Schema 2 -> 3 (see the module docstring). Returns a new object; ``data`` is untouched."""
+    out = copy.deepcopy(data)
+    out["schema_version"] = 3
+    out.setdefault("uncertainty", None)
+    for board in out.get("boards") or []:
+        if isinstance(board, dict):
+            board.setdefault("uncertainty", None)
+            for row in [*(board.get("rows") or []), *(board.get("new") or [])]:
+                if isinstance(row, dict):
+                    row.setdefault("uncertainty", None)
+    for machine in out.get("machines") or []:
+        for row in (machine.get("rows") or []) if isinstance(machine, dict) else []:
+            if isinstance(row, dict):
+                row.setdefault("uncertainty", None)
+    return out
+
+
+STEPS: dict[int, Callable[[Json], Json]] = {1: v1_to_v2, 2: v2_to_v3}
 "Version N -> the step that makes version N + 1."
 
 
@@ -134,4 +158,4 @@ def migrate(data: Json) -> Json:
     return data
 
 
-__all__ = ["STEPS", "UnknownVersion", "migrate", "v1_to_v2"]
+__all__ = ["STEPS", "UnknownVersion", "migrate", "v1_to_v2", "v2_to_v3"]

@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 REFERENCE_ERROR = "snapshot_reference"
 "Error type of a failed cross-reference (its context carries the JSON path)."
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 "The schema version this code writes; older versions are migrated on load (``builder.snapshot.migrate``)."
 
 
@@ -198,6 +198,37 @@ class Prices(SnapshotModel):
 # --------------------------------------------------------------------------- boards
 
 
+class RowUncertainty(SnapshotModel):
+    """How far one row's R and rank could move: the seeded bootstrap of the board arithmetic
+    (Arena ratings drawn from their intervals, every fit refitted on a resampled overlap, a
+    residual added to each calibrated score; see the Methodology page). Never changes the row."""
+
+    r_lo: float | None = Field(
+        description="2.5 percentile of R over the rounds in which the row has an R (linear interpolation), "
+        "Arena scale; null when no round gave it one."
+    )
+    r_hi: float | None = Field(description="97.5 percentile of R over those rounds, Arena scale.")
+    rank_lo: int | None = Field(
+        ge=1, description="Best plausible rank: 2.5 percentile (lower value) of the row's competition rank among "
+        "the board's ranked rows over the rounds; null in the new strip."
+    )
+    rank_hi: int | None = Field(ge=1, description="Worst plausible rank: 97.5 percentile (higher value) of the rank.")
+    rank_ub: int | None = Field(
+        ge=1, description="Rank (UB): 1 + the number of ranked rows whose r_lo is above this row's r_hi; null in "
+        "the new strip."
+    )
+    p_first: Share | None = Field(description="Share of all rounds in which the row ranks 1; null in the new strip.")
+    p_above: Share | None = Field(
+        description="Share of all rounds in which the row directly above has a strictly greater R; null on the "
+        "first row and in the new strip."
+    )
+    tied_above: bool | None = Field(
+        description="p_above < tie threshold (0.95): statistically tied with the row above; null on the first row "
+        "and in the new strip."
+    )
+    rounds_scored: int = Field(ge=0, description="Rounds in which the row had an R (a round can drop its feeds).")
+
+
 class BoardRow(SnapshotModel):
     """One model on a board (or in its "New, not enough ratings yet" strip)."""
 
@@ -219,6 +250,11 @@ class BoardRow(SnapshotModel):
     token_price: float | None = Field(description="Blended token price, USD per million tokens.")
     build_price: float | None = Field(description="Build price, USD per build.")
     build_passed: bool | None = Field(description="The build check passed; null: no build check.")
+    uncertainty: RowUncertainty | None = Field(
+        default=None,
+        description="The row's bootstrap; null when the bootstrap was off, on home-computer picks, and in "
+        "snapshots made before it existed.",
+    )
 
 
 class MachineRow(BoardRow):
@@ -226,6 +262,34 @@ class MachineRow(BoardRow):
 
     params_b: float = Field(gt=0, description="Total parameters, billions.")
     memory_est_gb: float = Field(gt=0, description="4-bit memory estimate, GB: params_B * 0.5 * 1.25.")
+
+
+class BoardPairwise(SnapshotModel):
+    """P(R_a > R_b) over the bootstrap rounds for a board's top ranked rows."""
+
+    identities: tuple[str, ...] = Field(description="The top ranked rows (at most 20), in board order.")
+    p_greater: tuple[tuple[float, ...], ...] = Field(
+        description="p_greater[a][b]: share of rounds in which row a has a strictly greater R than row b "
+        "(0 on the diagonal); one row and column per identity."
+    )
+
+
+class BoardUncertainty(SnapshotModel):
+    """A board's part of the bootstrap beyond its rows."""
+
+    pairwise: BoardPairwise = Field(description="The top rows' pairwise matrix (a download beside the board).")
+
+
+class UncertaintySettings(SnapshotModel):
+    """How the boards' bootstrap was run (``uncertainty`` in site.yml)."""
+
+    rounds: int = Field(ge=0, description="Bootstrap rounds; 0: the bootstrap was off.")
+    seed: int = Field(ge=0, description="Seed of the one random.Random(seed) stream every draw comes from.")
+    interval: tuple[float, float] = Field(description="Lower and upper percentile of the intervals, as fractions.")
+    tie_threshold: float = Field(description="A row is tied with the row above when P(R_above > R_row) is below it.")
+    pairwise_top: int = Field(ge=0, description="Ranked rows per board in the pairwise matrix.")
+    arena_sd_divisor: float = Field(description="An Arena rating is drawn with sd = (q975 - q025) / this.")
+    draws_per_round: int | None = Field(description="Uniforms read per round; null when the bootstrap was off.")
 
 
 class Board(SnapshotModel):
@@ -241,6 +305,9 @@ class Board(SnapshotModel):
     missing_families: tuple[str, ...] = Field(description="Weighted families with no usable score in the snapshot.")
     rows: tuple[BoardRow, ...] = Field(description="Ranked rows, best first.")
     new: tuple[BoardRow, ...] = Field(description="The New, not enough ratings yet strip (rank null).")
+    uncertainty: BoardUncertainty | None = Field(
+        default=None, description="The board's bootstrap (pairwise matrix); null when it was off or predates it."
+    )
 
 
 class Machine(SnapshotModel):
@@ -704,7 +771,7 @@ class SnapshotMethod(SnapshotModel):
 class Snapshot(SnapshotModel):
     """One dated snapshot: everything the site shows for that day."""
 
-    schema_version: Literal[2] = Field(description="Version of this schema.")
+    schema_version: Literal[3] = Field(description="Version of this schema.")
     date: IsoDate = Field(description="The UTC day the snapshot belongs to (its file name).")
     created_at: IsoDateTime = Field(description="Build time.")
     method_id: str = Field(description="Scoring method id: version plus a hash of the scoring configuration.")
@@ -729,6 +796,9 @@ class Snapshot(SnapshotModel):
     boards: tuple[Board, ...] = Field(description="Role boards, in site.yml order.")
     machines: tuple[Machine, ...] = Field(description="Home-computer picks, in site.yml order.")
     stacks: Stacks = Field(description="Best and value stacks.")
+    uncertainty: UncertaintySettings | None = Field(
+        default=None, description="How the boards' bootstrap was run; null in snapshots made before it existed."
+    )
     worked_example: WorkedExample | None = Field(description="The methodology's worked example; null: no ranked row.")
     arena: Arena | None = Field(description="The Arena section; null when disabled or without battles.")
     evals: Evals | None = Field(description="The eval suites; null when none is configured.")
@@ -820,6 +890,15 @@ def _board_problems(
         yield from _known(f"{path}.new[{j}].identity", row.identity, known)
         if row.rank is not None:
             yield f"{path}.new[{j}].rank", "a row of the new strip has no rank"
+        if row.uncertainty is not None and row.uncertainty.rank_lo is not None:
+            yield f"{path}.new[{j}].uncertainty.rank_lo", "a row of the new strip has no rank range"
+    if board.uncertainty is not None:
+        pair = board.uncertainty.pairwise
+        for j, ident in enumerate(pair.identities):
+            yield from _known(f"{path}.uncertainty.pairwise.identities[{j}]", ident, known)
+        n = len(pair.identities)
+        if len(pair.p_greater) != n or any(len(line) != n for line in pair.p_greater):
+            yield f"{path}.uncertainty.pairwise.p_greater", f"not a {n} x {n} matrix (one per identity)"
 
 
 def _machine_problems(path: str, machine: Machine, known: Mapping[str, ModelFacts]) -> Iterator[Problem]:

@@ -162,7 +162,9 @@
   function drawPriceQuality(panel, b) {
     var M = { top: 16, right: 24, bottom: 58, left: 72 }, H = 440, pts = b.points;
     if (!pts.length) { return; }
-    var prices = pts.map(function (p) { return p.price; }), scores = pts.map(function (p) { return p.score; });
+    var prices = pts.map(function (p) { return p.price; }), scores = [];
+    /* the score axis also covers every error bar (the 95% interval of R) */
+    pts.forEach(function (p) { [p.score, p.r_lo, p.r_hi].forEach(function (v) { if (v !== null && v !== undefined) { scores.push(v); } }); });
     var lo = d3.min(prices) / 1.6, hi = d3.max(prices) * 1.6;
     var pad = Math.max(5, (d3.max(scores) - d3.min(scores)) * 0.06);
     var s0 = d3.min(scores) - pad, s1 = d3.max(scores) + pad;
@@ -178,8 +180,19 @@
       for (var k = 1; k < front.length; k += 1) { d += "H" + x(front[k].price) + "V" + y(front[k].score); }
       svg.append("path").attr("class", "frontier").attr("d", d).attr("fill", "none").attr("stroke", "currentColor").attr("aria-hidden", "true");
     }
+    var bars = pts.filter(function (p) { return p.r_lo !== null && p.r_lo !== undefined && p.r_hi !== null && p.r_hi !== undefined; });
+    if (bars.length) {
+      var eb = svg.append("g").attr("class", "error-bars").attr("aria-hidden", "true");
+      bars.forEach(function (p) {
+        var cx = x(p.price), y0 = y(p.r_lo), y1 = y(p.r_hi);
+        eb.append("path").attr("class", "error-bar").attr("fill", "none").attr("stroke", "currentColor")
+          .attr("d", "M" + cx + "," + y0 + "V" + y1 + "M" + (cx - 4) + "," + y0 + "h8M" + (cx - 4) + "," + y1 + "h8");
+      });
+    }
     var words = function (p) {
-      var w = [p.name, "Score " + p.score + ", rank " + p.rank, usd(p.price) + " per million tokens (blended)",
+      var w = [p.name, "Score " + p.score + ", rank " + p.rank +
+        (p.r_lo !== null && p.r_lo !== undefined ? ", 95% interval " + Math.round(p.r_lo) + " to " + Math.round(p.r_hi) : ""),
+        usd(p.price) + " per million tokens (blended)",
         capital(weights(p.open_weight)[2]) + (p.partial ? ", partial row" : "")];
       if (p.frontier) { w.push("On the Pareto frontier"); }
       return w;

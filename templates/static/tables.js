@@ -1,7 +1,9 @@
 /* ModelBoards tables: sort by any column, search, filters, state kept in the URL query.
    Optional: every table is plain HTML and readable without this script.
    Query parameters per table (prefix "<data-state>." unless data-state is empty):
-     sort=<column key>  dir=asc|desc  q=<search text>  open=1  nopartial=1            */
+     sort=<column key>  dir=asc|desc  q=<search text>  open=1  nopartial=1
+     maxtoken=<USD per million tokens>  maxbuild=<USD per build>  (rows with data-token /
+     data-build above the bound, or without that price, are hidden)                    */
 (function () {
   "use strict";
 
@@ -37,6 +39,12 @@
     var search = tools ? tools.querySelector('[data-role="search"]') : null;
     var filters = tools ? Array.prototype.slice.call(tools.querySelectorAll('[data-role="filter"]')) : [];
     var count = tools ? tools.querySelector('[data-role="count"]') : null;
+    var maxes = tools ? Array.prototype.slice.call(tools.querySelectorAll('[data-role="maxprice"]')) : [];
+    function bound(input) {
+      var v = input.value.trim();
+      var f = v === "" ? NaN : parseFloat(v);
+      return isFinite(f) && f >= 0 ? f : null;
+    }
     var state = { sort: null, dir: "asc" };
 
     function sortBy(key, dir) {
@@ -85,6 +93,13 @@
         if (q && r.textContent.toLocaleLowerCase().indexOf(q) < 0) { ok = false; }
         if (active.open && r.getAttribute("data-open") !== "1") { ok = false; }
         if (active.partial && r.getAttribute("data-partial") === "1") { ok = false; }
+        maxes.forEach(function (m) {
+          var b = bound(m);
+          if (b === null) { return; }
+          var v = r.getAttribute("data-" + m.getAttribute("data-price"));
+          var price = v === null || v === "" ? NaN : parseFloat(v);
+          if (!(isFinite(price) && price <= b)) { ok = false; }
+        });
         r.hidden = !ok;
         if (ok) { shown += 1; }
       });
@@ -102,6 +117,10 @@
       filters.forEach(function (f) {
         put(f.getAttribute("data-filter") === "partial" ? "nopartial" : f.getAttribute("data-filter"),
             f.checked ? "1" : "");
+      });
+      maxes.forEach(function (m) {
+        var b = bound(m);
+        put("max" + m.getAttribute("data-price"), b === null ? "" : String(b));
       });
       saveParams(p);
     }
@@ -130,6 +149,7 @@
       tools.hidden = false;
       if (search) { search.addEventListener("input", function () { applyFilters(); store(); }); }
       filters.forEach(function (f) { f.addEventListener("change", function () { applyFilters(); store(); }); });
+      maxes.forEach(function (m) { m.addEventListener("input", function () { applyFilters(); store(); }); });
     }
 
     var p = params();
@@ -137,6 +157,10 @@
     filters.forEach(function (f) {
       var name = f.getAttribute("data-filter") === "partial" ? "nopartial" : f.getAttribute("data-filter");
       f.checked = p.get(prefix + name) === "1";
+    });
+    maxes.forEach(function (m) {
+      var v = p.get(prefix + "max" + m.getAttribute("data-price"));
+      if (v !== null && isFinite(parseFloat(v)) && parseFloat(v) >= 0) { m.value = v; }
     });
     if (p.get(prefix + "sort")) {
       sortBy(p.get(prefix + "sort"), p.get(prefix + "dir") === "desc" ? "desc" : "asc");

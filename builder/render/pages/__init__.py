@@ -9,10 +9,13 @@ shows those that have a menu title. To add a page: write a module here with a
 from __future__ import annotations
 
 from builder.render.pages import (
+    api,
     archive,
     arena,
     boards,
+    changes,
     charts,
+    compare,
     content,
     data,
     evals,
@@ -32,6 +35,7 @@ PAGES: tuple[Page, ...] = (
     Page("stacks", stacks.render_stacks, "Stacks", "stacks/", has_snapshot),
     Page("picks", stacks.render_picks, "Home computers", "picks/", has_snapshot),
     Page("models", models.render_models, "Models", "models/", has_snapshot),
+    Page("compare", compare.render_compare, "Compare", "compare/", has_snapshot),
     Page("excluded", excluded.render_excluded, "Excluded", "excluded/", has_snapshot),
     Page("arena", arena.render_arena, "Arena", "arena/", arena.arena_available),
     Page("evals", evals.render_evals, "Evals", "evals/", evals.evals_available),
@@ -40,9 +44,11 @@ PAGES: tuple[Page, ...] = (
     Page("race", race.render_race, "Race", "race/", has_any_snapshot),
     Page("charts", charts.render_charts, "Charts", "charts/", has_snapshot),
     Page("archive", archive.render_archive, "Archive", "archive/", has_any_snapshot),
+    Page("changes", changes.render_changes, None, "changes/", changes.changes_available),
     Page("data", data.render_data, "Data", "data/"),
     Page("methodology", methodology.render_methodology, "Methodology", "methodology/"),
     Page("about", content.render_about, content.about_title, "about/"),
+    Page("api", api.render_api),
     Page("content", content.render_content_pages),
     Page("404", content.render_not_found),
 )

@@ -46,6 +46,9 @@ def _render_archived_downloads(w: SiteWriter, snap: Snap) -> None:
     for b in snap.boards:
         w.file(f"data/archive/{day}/{b.id}.csv", exports.render_board_csv(b))
         w.file(f"data/archive/{day}/{b.id}.json", exports.render_board_json(b, snap, w.attribution))
+        pairwise = exports.render_pairwise_csv(b)
+        if pairwise is not None:
+            w.file(f"data/archive/{day}/{b.id}-pairwise.csv", pairwise)
 
 
 def _archive_entry(s: Snap, is_current: bool) -> dict[str, Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from builder.render.writer import SiteWriter, fill_slots, md
 
-SPECIAL_CONTENT = ("index", "methodology", "about")
-"Content pages with a page of their own (front, methodology, about); the rest get ``<slug>/``."
+SPECIAL_CONTENT = ("index", "methodology", "about", "api")
+"Content pages with a page of their own (front, methodology, about, API); the rest get ``<slug>/``."
 
 
 def about_title(w: SiteWriter) -> str:

@@ -118,7 +118,9 @@ FILE_TEXT = {
     "evidence.json": ("The Capability Index: every model's rows, family scores, fusion terms, score, confidence "
                       "and ranks.", INDEX_LICENCE),
     "boards-evidence.json": ("The role boards: calibrations, usable observations, family means, R, displayed "
-                             "scores, ranks and labels.", "CC BY-SA 4.0"),
+                             "scores, ranks and labels; the bootstrap's seed, Arena intervals and fit residuals, "
+                             "and every interval, rank range, Rank (UB), P(rank 1), tie and top-20 matrix.",
+                             "CC BY-SA 4.0"),
     "index-current.csv": ("The Capability Index board of current versions.", INDEX_LICENCE),
     "index-all-versions.csv": ("The Capability Index board of all versions.", INDEX_LICENCE),
     "recompute.py": ("The rebuild script (standard library only).", "MIT"),

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from builder.render.intervals import TieGroup, compute_tie_groups, groups_within
 from builder.render.writer import SiteWriter, md
+from builder.snapshot.models import Snapshot
+
+CARD_ROWS = 5
+"Rows on a front-page card."
+
+
+def card_tie_groups(snap: Snapshot) -> dict[str, list[TieGroup]]:
+    """Board id -> the tie groups that reach into the card's top ``CARD_ROWS`` rows."""
+    return {b.id: groups_within(compute_tie_groups(b.rows), [r.identity for r in b.rows[:CARD_ROWS]])
+            for b in snap.boards}
 
 
 def render_front(w: SiteWriter) -> None:
@@ -10,7 +21,8 @@ def render_front(w: SiteWriter) -> None:
     snap, cfg = w.snap, w.cfg
     if snap and not w.common["guards"]:
         w.page("index.html", "front.html", title=cfg.site.title, section="home",
-               description=cfg.site.description, boards=snap.boards, stacks=snap.stacks)
+               description=cfg.site.description, boards=snap.boards, stacks=snap.stacks,
+               tie_groups=card_tie_groups(snap))
     else:
         page = w.content.get("index")
         w.page("index.html", "page.html", title=page.title if page else cfg.site.title, section="home",

@@ -58,6 +58,8 @@ def render_methodology(w: SiteWriter) -> None:
     slots = {
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
         "worked-example": env.get_template("_worked_example.html").render(slot_ctx),
+        "uncertainty-settings": env.get_template("_uncertainty_method.html").render(
+            {**slot_ctx, "u": snap.uncertainty if snap else None}),
     }
     if snap and snap.index:
         slots["capability-index"] = env.get_template("_index_method.html").render(

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from builder.render.og import og_card
 from builder.render.writer import SiteWriter, Snap, current
 from builder.snapshot.models import Board, BoardRow, BuildPrice, Machine, MachineRow, Observation, TokenPrice
 from builder.util.text import model_slug
@@ -87,7 +88,15 @@ def render_models(w: SiteWriter) -> None:
            identities=idx.identities, models=models, names=idx.names, obs=idx.observations,
            orch=orch, orch_rank=orch_rank, placements=idx.placements)
     for ident in idx.identities:
-        w.page(f"models/{model_slug(ident)}/index.html", "model.html", title=idx.names[ident], section="models",
+        name = idx.names[ident]
+        facts = models.get(ident)
+        placed = [f"{b.title}: " + (f"#{r.rank} ({r.score})" if kind == "ranked" else f"new ({r.score})")
+                  for b, r, kind in idx.placements.get(ident, [])]
+        subtitle = " · ".join(x for x in ((facts.maker if facts else None), (facts.licence if facts else None))
+                                   if x) or "model"
+        og = og_card(w, f"og/models/{model_slug(ident)}.png", name, subtitle, placed or ["not on any board"],
+                     f"Evidence and board positions for {name}")
+        w.page(f"models/{model_slug(ident)}/index.html", "model.html", title=idx.names[ident], section="models", og=og,
                description=f"Evidence and board positions for {idx.names[ident]}",
                identity=ident, facts=models.get(ident), name=idx.names[ident],
                observations=sorted(idx.observations.get(ident, []),

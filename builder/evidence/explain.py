@@ -10,10 +10,11 @@ read from the snapshot, and the formulas are printed with those numbers::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from builder.errors import UserError
-from builder.snapshot.models import Board, Snapshot
+from builder.snapshot.models import Board, BoardRow, Observation, Snapshot
 
 
 def _find_board(snapshot: Snapshot, board_id: str) -> Board:
@@ -52,12 +53,19 @@ def explain_model(snapshot: Snapshot, identity_or_spelling: str, board_id: str =
         on = [b.id for b in snapshot.boards if any(r.identity == ident for r in (*b.rows, *b.new))]
         raise UserError(f"model {identity_or_spelling!r} is not on board {board_id!r} "
                         f"(on: {', '.join(on) or 'no board'})")
+    return explain_row(snapshot, board, row, snapshot.observations)
+
+
+def explain_row(snapshot: Snapshot, board: Board, row: BoardRow, observations: Iterable[Observation]) -> dict[str, Any]:
+    """``explain_model`` for a board row already found. ``observations`` may be only the row's
+    identity's (others are skipped anyway), so explaining every row of a snapshot stays linear."""
+    ident = row.identity
     weights = dict(board.weights)
     families = snapshot.families
     arena_sources = {s.name for s in snapshot.sources if s.kind == "lmarena"}
     fits = {(c.source, c.feed, c.release): c for c in snapshot.calibration}
     sources: list[dict[str, Any]] = []
-    for o in snapshot.observations:
+    for o in observations:
         if o.identity != ident or o.calibrated is None:
             continue
         for fam, fc in families.items():
