@@ -149,16 +149,3 @@ def test_nan_quantiles_are_numpys_value_for_value():
 def test_block_size_bounds_the_arrays():
     assert block_rounds(10) == 32 and block_rounds(100_000) == 10 and block_rounds(5_000_000) == 1
     assert math.isclose(block_rounds(11_139) * 11_139, 356_448)
-
-
-def test_draw_threads_change_nothing_but_the_time(monkeypatch):
-    from builder.pairwise import bootstrap
-
-    counts = _counts(n_models=12, n_battles=6_000, seed=8)
-    fit = fit_bt(counts)
-    runs = []
-    for threads in (1, 3):
-        monkeypatch.setattr(bootstrap, "_DRAW_THREADS", threads)
-        monkeypatch.setattr(bootstrap.os, "cpu_count", lambda: 3)
-        runs.append(bootstrap_bt(counts, fit, 75, seed=6, workers=1).samples)
-    assert np.array_equal(runs[0], runs[1])

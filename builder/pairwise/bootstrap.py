@@ -10,8 +10,7 @@ to full Newton if they stall; both stop within ~1e-8 rating points of the round'
 The chord iterations run on a block of rounds at once (arrays of rounds x pairs), so a round
 costs its multinomial draw and a few vector operations, not a Python loop of its own. Every
 round has its own child of ``SeedSequence(seed)`` and the blocks are fixed by the round
-index, so results do not depend on the number of workers (processes, one BLAS thread each)
-nor on the threads that draw the rounds ahead of the refits in one process.
+index, so results do not depend on the number of workers (processes, one BLAS thread each).
 
 Intervals are percentile intervals: ``lower``/``upper`` are the (1 - ci)/2 and (1 + ci)/2
 quantiles of the round ratings (default 95%), ``median`` the 0.5 quantile.
@@ -29,10 +28,8 @@ counted within the model's connected component.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import os
-from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -58,9 +55,6 @@ _BLOCK_CELLS = 1_000_000
 # Below this much work (rounds x (pair-outcome cells + models^2)) one process is quicker
 # than starting a pool.
 _POOL_WORK = 40_000_000
-# In one process, the multinomial draws (numpy releases the GIL while drawing) run in this
-# many threads at most, ahead of the refits, which keep to the calling thread.
-_DRAW_THREADS = 4
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -90,7 +84,7 @@ def bootstrap_bt(
     """Multinomial bootstrap of ``counts``; intervals around ``point`` (same gauge).
 
     ``workers``: processes to use (None: all cores when the job is big enough to pay for
-    them, 1: in this process, its multinomial draws in a thread per core).
+    them, 1: in this process).
     """
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
@@ -113,15 +107,14 @@ def bootstrap_bt(
         workers = (os.cpu_count() or 1) if work > _POOL_WORK else 1
     workers = max(1, min(workers, len(blocks)))
     if workers == 1:
-        threads = min(_DRAW_THREADS, os.cpu_count() or 1)
-        samples, degenerate = _run_rounds(job, blocks, threads)  # BLAS pinned inside
+        samples, degenerate = _run_rounds(job, blocks)  # BLAS pinned inside
     else:
         per = math.ceil(len(blocks) / (workers * 2))
         tasks = [blocks[k : k + per] for k in range(0, len(blocks), per)]
         import concurrent.futures as cf  # a pool only for big jobs: most runs never import multiprocessing
 
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
-            parts = list(pool.map(_run_rounds, [job] * len(tasks), tasks, [1] * len(tasks)))
+            parts = list(pool.map(_run_rounds, [job] * len(tasks), tasks))
         samples = np.concatenate([p[0] for p in parts])
         degenerate = sum(p[1] for p in parts)
     alpha = (1.0 - ci) / 2.0
@@ -199,31 +192,9 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return limits
 
 
-def _run_rounds(job: _Job, blocks: list[list[np.random.SeedSequence]], threads: int) -> tuple[np.ndarray, int]:
+def _run_rounds(job: _Job, blocks: list[list[np.random.SeedSequence]]) -> tuple[np.ndarray, int]:
     with _one_blas_thread():
-        return _run_rounds_inner(job, blocks, threads)
-
-
-def _draws(seeds: list[np.random.SeedSequence], draw: Callable[[np.random.SeedSequence], np.ndarray], threads: int,
-           ahead: int) -> Generator[np.ndarray, None, None]:
-    """``draw(seed)`` for every seed, in order; with ``threads`` > 1 drawn in that many
-    threads, at most ``ahead`` rounds before the one being used. Each round draws from its
-    own generator, so the threads change nothing but the time."""
-    if threads <= 1 or len(seeds) <= 1:
-        yield from map(draw, seeds)
-        return
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    rest = iter(seeds)
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bootstrap-draw") as pool:
-        pending = deque(pool.submit(draw, ss) for ss in itertools.islice(rest, ahead))
-        while pending:
-            row = pending.popleft().result()
-            ss = next(rest, None)
-            if ss is not None:
-                pending.append(pool.submit(draw, ss))
-            yield row
+        return _run_rounds_inner(job, blocks)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -313,25 +284,10 @@ def _prepare_group(job: _Job, members: np.ndarray, c: float) -> _Group:
                   adjacency)
 
 
-def _run_rounds_inner(job: _Job, blocks: list[list[np.random.SeedSequence]],
-                      threads: int) -> tuple[np.ndarray, int]:
+def _run_rounds_inner(job: _Job, blocks: list[list[np.random.SeedSequence]]) -> tuple[np.ndarray, int]:
     total = round(float(job.cells.sum()))
     nonzero = np.flatnonzero(job.cells)  # empty cells stay empty: draw only the others
     pvals = job.cells[nonzero] / job.cells.sum()
-
-    def draw_round(ss: np.random.SeedSequence) -> np.ndarray:
-        row = np.zeros(job.cells.size)
-        row[nonzero] = np.random.default_rng(ss).multinomial(total, pvals)
-        return row
-
-    seeds = [ss for block in blocks for ss in block]
-    with contextlib.closing(_draws(seeds, draw_round, threads, ahead=2 * max(len(b) for b in blocks))) as rows:
-        return _refit_blocks(job, blocks, rows)
-
-
-def _refit_blocks(job: _Job, blocks: list[list[np.random.SeedSequence]],
-                  rows: Iterator[np.ndarray]) -> tuple[np.ndarray, int]:
-    """The rounds of ``blocks``, their draws taken from ``rows`` in order."""
     c = math.log(job.base)
     rated = np.isfinite(job.point)
     start = np.where(rated, job.point, 0.0) / job.scale
@@ -344,10 +300,12 @@ def _refit_blocks(job: _Job, blocks: list[list[np.random.SeedSequence]],
     inside = rated[job.i] & rated[job.j]
     out = []
     degenerate = 0
-    for block in blocks:
-        draw = np.stack([next(rows) for _ in block])
+    for seeds in blocks:
+        draw = np.zeros((len(seeds), job.cells.size))
+        for k, ss in enumerate(seeds):
+            draw[k, nonzero] = np.random.default_rng(ss).multinomial(total, pvals)
         wi, wj, t = draw[:, 0::3], draw[:, 1::3], draw[:, 2::3]
-        ratings = np.full((len(block), job.n), np.nan)
+        ratings = np.full((len(seeds), job.n), np.nan)
         same = np.all(((wi + t) > 0) == base_fwd, axis=1) & np.all(((wj + t) > 0) == base_bwd, axis=1)
         for row in np.flatnonzero(~same):
             # Lost edges matter only if a point-fit group is no longer strongly connected.
