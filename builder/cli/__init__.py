@@ -14,20 +14,30 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
 
 from __future__ import annotations
 
-import logging
-
 import click
 
-from builder.cli.arena import arena
-from builder.cli.context import Context, Group
-from builder.cli.diff import diff_cmd
-from builder.cli.evals import evals
-from builder.cli.mcp import mcp_cmd
-from builder.cli.render import render_cmd, serve_cmd
-from builder.cli.site import backfill, build, explain, fetch, score, select_cmd, verify
+from builder.cli.context import Context, Group, LazyCommands
+
+# Each command's module is imported when the command runs (``LazyCommands``): the command
+# line starts with click and this table, not with every engine.
+COMMANDS = {
+    "fetch": "builder.cli.site:fetch",
+    "select": "builder.cli.site:select_cmd",
+    "build": "builder.cli.site:build",
+    "verify": "builder.cli.site:verify",
+    "score": "builder.cli.site:score",
+    "explain": "builder.cli.site:explain",
+    "backfill": "builder.cli.site:backfill",
+    "render": "builder.cli.render:render_cmd",
+    "serve": "builder.cli.render:serve_cmd",
+    "arena": "builder.cli.arena:arena",
+    "evals": "builder.cli.evals:evals",
+    "mcp": "builder.cli.mcp:mcp_cmd",
+    "diff": "builder.cli.diff:diff_cmd",
+}
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, commands=LazyCommands(COMMANDS), context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", "config", default="site.yml", show_default=True, type=click.Path(dir_okay=False),
               help="The site configuration file.")
 @click.option("-v", "--verbose", count=True, help="More log output (repeat for debug).")
@@ -36,6 +46,8 @@ from builder.cli.site import backfill, build, explain, fetch, score, select_cmd,
 def main(ctx: click.Context, config: str, verbose: int) -> None:
     """ModelBoards: fetch public evaluations, score them by the published method, and
     publish a static leaderboard site with recomputable downloads."""
+    import logging
+
     logging.basicConfig(
         level=logging.WARNING - 10 * min(verbose, 2),
         format="%(levelname)s %(name)s: %(message)s",
@@ -43,8 +55,4 @@ def main(ctx: click.Context, config: str, verbose: int) -> None:
     ctx.obj = Context(config, verbose)
 
 
-for _command in (fetch, select_cmd, build, verify, score, explain, render_cmd, serve_cmd, arena, evals, backfill,
-                 mcp_cmd, diff_cmd):
-    main.add_command(_command)
-
-__all__ = ["main"]
+__all__ = ["COMMANDS", "Context", "Group", "main"]

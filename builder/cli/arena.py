@@ -167,26 +167,10 @@ def _reader_options(f):
 
 def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: int | None):
     """Reader settings: the options given, else ``site.yml``'s ``arena.reader`` when the
-    configuration file exists, else the defaults."""
-    from pydantic import ValidationError
+    configuration file exists, else the defaults (``builder.cli.reader``)."""
+    from builder.cli.reader import reader_settings_for
 
-    from builder.cli.context import Context
-    from builder.config import ArenaReaderConfig
-    from builder.pairwise.arena import reader_settings
-
-    base = ArenaReaderConfig()
-    ctx = click.get_current_context(silent=True)
-    obj = ctx.find_object(Context) if ctx is not None else None
-    if obj is not None and obj.config_path.is_file():
-        base = obj.load()[0].arena.reader
-    given = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_dir), ("threads", threads))
-             if v is not None}
-    try:
-        cfg = ArenaReaderConfig(**{**base.model_dump(), **given})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise UserError(f"--{str(err['loc'][0]).replace('_', '-')} {err.get('input')!r}: {err['msg']}") from None
-    return reader_settings(cfg)
+    return reader_settings_for(memory_limit, temp_dir, threads)
 
 
 def _report_line(report, models) -> str:

@@ -5,7 +5,9 @@ Every command module of ``builder.cli`` imports it; it imports no command.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +37,48 @@ class Context:
 
 
 pass_ctx = click.make_pass_decorator(Context)
+
+
+class LazyCommands(MutableMapping[str, click.Command]):
+    """A group's subcommands, each imported the first time it is looked up.
+
+    ``{"arena": "builder.cli.arena:arena", ...}``: ``modelboards arena fit`` imports the
+    arena commands alone, not every other command's engine (the eval engine, the snapshot
+    models, the renderer). Listing the names (``--help``, ``in``) imports nothing; looking a
+    command up (running it, or its line in ``--help``) imports its module.
+    """
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self._targets = dict(targets)  # name -> "module:attribute"
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            module, _, attr = self._targets[name].partition(":")  # KeyError: no such command
+            command = getattr(importlib.import_module(module), attr)
+            if not isinstance(command, click.Command):  # pragma: no cover - a wrong table entry
+                raise TypeError(f"{self._targets[name]} is not a click command")
+            self._loaded[name] = command
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._targets.pop(name, None)
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._targets.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._targets or name in self._loaded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self._targets, *self._loaded]))
+
+    def __len__(self) -> int:
+        return len(set(self._targets) | set(self._loaded))
 
 
 class OneLineUsageError(click.UsageError):

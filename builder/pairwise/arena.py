@@ -53,11 +53,10 @@ history bootstrap; lists as tuples).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from builder.config import ArenaConfig, ArenaReaderConfig
 from builder.errors import UserError
 from builder.pairwise.battles import BattleFilters, Battles
 from builder.pairwise.bootstrap import (
@@ -77,8 +76,11 @@ from builder.pairwise.winrate import (
     compute_predicted_winrates,
     compute_winrate_mae,
 )
-from builder.snapshot.models import Arena
 from builder.util.formats import ARENA_TABLE_COLUMNS
+
+if TYPE_CHECKING:  # the site configuration and the typed snapshot (pydantic) load with the section only
+    from builder.config import ArenaConfig, ArenaReaderConfig
+    from builder.snapshot.models import Arena
 
 ELO_K = 4.0
 "Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
@@ -282,6 +284,8 @@ def compute_arena_section(
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
+    from builder.snapshot.models import Arena
+
     return Arena.model_validate(section, strict=False)
 
 

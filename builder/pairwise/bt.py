@@ -14,7 +14,7 @@ log-likelihood is
 This is, up to a constant factor, the objective of FastChat's ``compute_mle_elo``
 (unpenalised logistic regression on the pivot-table rows); its maximiser is the same point.
 We maximise it by Newton's method with a backtracking line search (the Hessian is the
-graph Laplacian weighted by n_ij p_ij (1 - p_ij), solved by Cholesky with one model fixed),
+graph Laplacian weighted by n_ij p_ij (1 - p_ij), a dense linear solve with one model fixed),
 to a step below 1e-10 in log10-odds units (4e-8 rating points).
 
 Identifiability. Ratings are defined up to a shift within each connected component of the
@@ -37,13 +37,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 from threadpoolctl import threadpool_limits
 
 from builder.errors import UserError
 from builder.pairwise.battles import WIN_A, WIN_B, Battles
+from builder.pairwise.graph import strongly_connected
 
 SCALE = 400.0
 BASE = 10.0
@@ -178,10 +176,18 @@ def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins
     left out. Within a component the largest strongly connected group (most models, then
     most battles) is the main group; every other group is "above" it (a chain of wins leads
     from it to the main group but none back), "below" it (the reverse) or "between".
+    When every model that played belongs to one strongly connected group (the usual case)
+    that is known without scipy (``builder.pairwise.graph``) and scipy is never imported.
     """
     tot = wins_i + wins_j + ties
     met = tot > 0
     ii, jj = i[met], j[met]
+    whole = _whole_graph_strongly_connected(n, ii, jj, (wins_i + ties)[met] > 0, (wins_j + ties)[met] > 0)
+    if whole is not None:
+        return Structure((whole,), (whole,), ())
+    import scipy.sparse
+    from scipy.sparse.csgraph import breadth_first_order, connected_components
+
     und = scipy.sparse.coo_matrix((np.ones(ii.size), (ii, jj)), shape=(n, n)).tocsr()
     n_comp, comp = connected_components(und, directed=False)
     # u -> v: u beat v or they tied.
@@ -223,6 +229,23 @@ def analyse_graph(n: int, i: np.ndarray, j: np.ndarray, wins_i: np.ndarray, wins
             position = "above" if up[r] and not down[r] else "below" if down[r] and not up[r] else "between"
             unrated.append((codes, position))
     return Structure(tuple(components), tuple(mains), tuple(unrated))
+
+
+def _whole_graph_strongly_connected(n: int, ii: np.ndarray, jj: np.ndarray, fwd: np.ndarray,
+                                    bwd: np.ndarray) -> np.ndarray | None:
+    """The codes of the models that played, when they form one strongly connected group
+    (the usual case, checked without scipy); else None. ``fwd``: i beat or tied j."""
+    played = np.zeros(n, dtype=bool)
+    played[ii] = True
+    played[jj] = True
+    nodes = np.flatnonzero(played)
+    if nodes.size < 2:
+        return None
+    local = np.full(n, -1, dtype=np.int64)
+    local[nodes] = np.arange(nodes.size)
+    src = np.concatenate([local[ii[fwd]], local[jj[bwd]]])
+    dst = np.concatenate([local[jj[fwd]], local[ii[bwd]]])
+    return nodes if strongly_connected(nodes.size, src, dst) else None
 
 
 def describe_unrated(counts: PairCounts, codes: np.ndarray) -> str:
@@ -402,8 +425,8 @@ def newton_bt(
         h[diag] = np.bincount(i, w, m) + np.bincount(j, w, m)
         # Negative Hessian of L is h (positive semi-definite); fix the last coordinate.
         try:
-            step = scipy.linalg.solve(h[:-1, :-1], grad[:-1], assume_a="pos", check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            step = np.linalg.solve(h[:-1, :-1], grad[:-1])
+        except np.linalg.LinAlgError:
             step = np.linalg.lstsq(h[:-1, :-1], grad[:-1], rcond=None)[0]
         full = np.append(step, 0.0)
         dx = c * (full[i] - full[j])

@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
 from builder.pairwise.bt import BTFit, PairCounts
 
@@ -89,6 +88,8 @@ def sandwich_bt(counts: PairCounts, fit: BTFit, *, weights: np.ndarray | None = 
     gcov = _laplacian(m, li, lj, w * w * (wi * (1.0 - p) ** 2 + wj * p**2 + t * (0.5 - p) ** 2))
     hinv = np.linalg.inv(hess)
     var = np.einsum("ij,jk,ik->i", hinv, gcov, hinv)
+    from scipy.special import ndtri  # scipy loads only for a sandwich interval
+
     z = float(ndtri(0.5 + ci / 2.0))
     se = np.full(counts.n_models, np.nan)
     se[rated] = alpha * np.sqrt(np.maximum(var, 0.0))

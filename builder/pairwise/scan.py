@@ -11,7 +11,7 @@ spill folder, so a dump larger than memory is counted out of core):
 1. **Scan** (the only pass over the file, in parallel): every record becomes one row of a
    table ``scan`` (in a database file in the spill folder, compressed as it is written;
    ``rowid`` = the record's position in the file; for Parquet, which is columnar and numbers
-   its rows, a view over the file instead) holding only
+   its rows, a view over the file instead, and the database in memory) holding only
 
    - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
      cleaned later once per distinct value: a name is a non-blank string with surrounding
@@ -54,11 +54,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import numpy as np
-import pyarrow as pa
 
 from builder.errors import UserError
 from builder.pairwise.battles import (
@@ -71,6 +70,9 @@ from builder.pairwise.battles import (
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
+
+if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
+    import pyarrow as pa
 
 Format = Literal["json", "jsonl", "csv", "parquet", "arrow"]
 
@@ -638,12 +640,15 @@ def _fetch(con: duckdb.DuckDBPyConnection, path: Path | None, sql: str, how: str
 
 
 @contextmanager
-def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(settings: ReaderSettings | None = None, *, in_memory: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A DuckDB connection with the memory limit and a private spill folder.
 
     The database itself is a file in that folder: the scan table is written to it
     compressed as the scan goes (names dictionary-encoded, about 8 bytes a battle), so
     memory stays well under the limit however large the dump; the folder is removed after.
+    ``in_memory``: no database file (for a Parquet file, whose scan is a view and whose
+    tables are a few per pair of models; past the limit DuckDB still spills to the folder),
+    which spares creating, checkpointing and syncing one.
     """
     settings = settings or DEFAULT_SETTINGS
     base = Path(settings.temp_directory) if settings.temp_directory else Path(tempfile.gettempdir())
@@ -660,7 +665,7 @@ def connect(settings: ReaderSettings | None = None) -> Iterator[duckdb.DuckDBPyC
     if settings.threads:
         config["threads"] = int(settings.threads)
     try:
-        con = duckdb.connect(str(spill / "scan.duckdb"), config=config)
+        con = duckdb.connect(":memory:" if in_memory else str(spill / "scan.duckdb"), config=config)
     except duckdb.Error as exc:
         shutil.rmtree(spill, ignore_errors=True)
         msg = str(exc).split("\n", 1)[0]
@@ -887,6 +892,8 @@ class BattleScan:
 
     def features_arrow(self) -> pa.Table:
         """The feature values (null where not usable) as an Arrow table, one row per kept battle."""
+        import pyarrow as pa
+
         cols = self.features()
         return pa.table({name: pa.array(c.values, mask=c.quality != FEATURE_OK) for name, c in cols.items()})
 
@@ -1007,7 +1014,8 @@ def scan_battles(
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: battles file not found")
-    with connect(settings) as con:
+    parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
+    with connect(settings, in_memory=True) if parquet else connect(settings) as con:
         src = _source(con, path, filters, features)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters))
@@ -1049,6 +1057,8 @@ def battles_from_columns(
     source: str = "<memory>",
 ) -> Battles:
     """Encode in-memory columns (no filters; bad rows counted and dropped as when reading)."""
+    import pyarrow as pa
+
     cols: dict[str, pa.Array] = {
         "model_a": pa.array([v if isinstance(v, str) else None for v in model_a], type=pa.string()),
         "model_b": pa.array([v if isinstance(v, str) else None for v in model_b], type=pa.string()),

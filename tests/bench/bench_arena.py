@@ -31,7 +31,7 @@ process's:
   resamples battles (``sample(frac=1, replace=True)``) and refits, timed on a few rounds
   and extrapolated to 100;
 - ours: ``read_battles`` (integer codes), ``count_pairs`` + ``fit_bt`` (Newton on the pair
-  counts), ``bootstrap_bt`` with 100 and 1,000 multinomial rounds on all cores;
+  counts), ``bootstrap_bt`` with 100 multinomial rounds (one process) and 1,000 (all cores);
 - online Elo (k = 4): the numba loop against the plain Python loop over the same battles.
 
 Prints one table: seconds, ratios, peak memory and the largest rating difference between
