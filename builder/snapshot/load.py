@@ -59,6 +59,13 @@ def describe_error(error: ErrorDetails, data: Any) -> str:
 def parse_snapshot(text: str, origin: str = "<snapshot>") -> Snapshot:
     """Parse, migrate and validate snapshot JSON; every problem is one ``UserError`` line."""
     try:
+        # A snapshot in the current schema validates straight from its text, in one parse (the
+        # same validation as below); an older version, bad JSON or a problem to name takes the
+        # full path, which migrates and words the error.
+        return Snapshot.model_validate_json(text)
+    except ValidationError:
+        pass
+    try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{origin}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
