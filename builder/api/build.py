@@ -35,7 +35,7 @@ from builder.api.models import (
 )
 from builder.config import SiteConfig
 from builder.evidence.explain import explain_row, format_explain
-from builder.snapshot.models import ROW_UNCERTAINTY_FIELDS, Observation, Snapshot
+from builder.snapshot.models import ROW_UNCERTAINTY_FIELDS, BoardRow, Observation, Snapshot
 
 Doc = Mapping[str, Any]
 SOURCE_FIELDS = tuple(SourceInfo.model_fields)
@@ -237,6 +237,16 @@ class _Index:
         return out
 
 
+def _history_view(s: Snapshot) -> Doc:
+    """What the models' history reads of an earlier snapshot, in its JSON names and values
+    (as ``model_dump(mode="json")`` has them, without dumping the rest of the snapshot)."""
+    def points(rows: Sequence[BoardRow]) -> list[Doc]:
+        return [{"identity": r.identity, "rank": r.rank, "score": r.score, "r": r.r} for r in rows]
+
+    return {"date": s.date, "method_id": s.method_id,
+            "boards": [{"id": b.id, "rows": points(b.rows), "new": points(b.new)} for b in s.boards]}
+
+
 # --------------------------------------------------------------------------- documents
 
 
@@ -256,7 +266,7 @@ def compute_api(
     """
     # the documents are assembled from the snapshot's JSON form (the names the API publishes)
     snapshot: Doc = typed.model_dump(mode="json")
-    history: list[Doc] = [h.model_dump(mode="json") for h in typed_history if h.date < typed.date]
+    history = [_history_view(h) for h in typed_history if h.date < typed.date]
     typed_obs: dict[str, list[Observation]] = defaultdict(list)
     for o in typed.observations:
         typed_obs[o.identity].append(o)
