@@ -13,6 +13,10 @@ import yaml
 from click.testing import CliRunner
 
 from builder.cli import main
+from builder.cli.mcp import CACHE_DIR
+from builder.config import load_config
+from builder.mcp.cache import DocumentCache
+from builder.mcp.data import LocalBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "snapshots" / "2026-11-29.json"
@@ -127,3 +131,9 @@ def test_a_broken_previous_day_never_blocks_the_build(tmp_path):
     assert sorted(p.name for p in snaps.glob("*.json")) == ["2026-11-29.json", "2026-11-30.json"]
     assert broken.read_text(encoding="utf-8") == text  # left for the operator to look at
     assert (out / "index.html").is_file()
+    # the build prepared the MCP server's documents of today's snapshot (the broken day left out
+    # of their history): a server start reads them and computes nothing
+    site_cfg, base = load_config(cfg)
+    backend = LocalBackend(site_cfg, base, snaps, cache=DocumentCache(base / CACHE_DIR))
+    assert backend.load().docs.index.snapshot.date == "2026-11-30" and backend.computed == 0
+    assert "MCP" not in res.stderr

@@ -9,6 +9,7 @@ import json
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from builder.cli.options import (
 )
 from builder.errors import CheckFailed, UserError
 from builder.util.io import as_utc
+
+if TYPE_CHECKING:
+    from builder.config import SiteConfig
 
 
 @click.command()
@@ -109,8 +113,27 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
     click.echo(f"site written to {report.out}")
     for w in report.warnings:
         click.echo(f"warning: {w}", err=True)
+    with report.timings.stage("mcp"):
+        _prepare_mcp_documents(cfg, base, snapshots_dir)
     if timings:
         click.echo(report.timings.format())
+
+
+def _prepare_mcp_documents(cfg: SiteConfig, base: Path, snapshots_dir: Path | None) -> None:
+    """Put the MCP server's documents for the newest snapshot into its document cache now (the
+    server's own computation, under the server's key), so the first ``modelboards mcp`` after a
+    build reads them instead of computing them. The site is already built: a failure here is a
+    warning, and the server computes the documents itself when it starts."""
+    from builder.cli.mcp import CACHE_DIR
+    from builder.config import snapshots_path
+    from builder.mcp.cache import DocumentCache
+    from builder.mcp.data import LocalBackend
+
+    folder = snapshots_path(cfg, base, snapshots_dir)
+    try:
+        LocalBackend(cfg, base, folder, cache=DocumentCache(base / CACHE_DIR)).load()
+    except (UserError, OSError) as exc:
+        click.echo(f"warning: the MCP server's documents were not prepared: {exc}", err=True)
 
 
 @click.command()
