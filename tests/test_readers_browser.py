@@ -144,11 +144,11 @@ def test_own_weights_rescore_and_reorder(open_page, site):
     first = page.eval_on_selector("#board-table tbody tr", "r => [r.cells[0].textContent, "
                                   "r.querySelector('.score').textContent]")
     assert first == ["1", str(round(max(s[0] for s in scored if s[0] is not None)))]
-    # the bootstrap's columns belong to the published weights: a dash with the reader's own
-    boot = page.eval_on_selector_all("#board-table tbody tr", "rs => rs.map(r => [...r.cells].filter((c, i) => "
-                                     "['interval', 'rank_ub'].includes(r.closest('table').tHead.rows[0].cells[i]"
-                                     ".dataset.key)).map(c => c.textContent.trim()))")
-    assert boot and all(cells == ["\u2013", "\u2013"] for cells in boot)
+    # the bootstrap's columns and the movement belong to the published weights: a dash with the reader's own
+    own_cols = ("rs => rs.map(r => [...r.cells].filter((c, i) => ['interval', 'rank_ub', 'move']"
+                ".includes(r.closest('table').tHead.rows[0].cells[i].dataset.key)).map(c => c.textContent.trim()))")
+    boot = page.eval_on_selector_all("#board-table tbody tr", own_cols)
+    assert boot and all(cells == ["\u2013", "\u2013", "\u2013"] for cells in boot)
     # the URL brings the same view back; "Published weights" restores the board
     again = open_page(urlsplit(page.url).path.removeprefix("/s/") + "?" + urlsplit(page.url).query)
     assert _visible_identities(again)[:len(want)] == want
@@ -157,6 +157,9 @@ def test_own_weights_rescore_and_reorder(open_page, site):
     assert again.eval_on_selector("#board-table tbody tr", "r => r.cells[0].innerHTML.trim()") == "1"
     assert again.eval_on_selector_all("#board-table td.interval .ci-text", "cs => cs.length") == sum(
         1 for r in board.rows if r.uncertainty is not None and r.uncertainty.r_lo is not None)
+    served = open_page("boards/orchestrator/")
+    assert again.eval_on_selector_all("#board-table tbody tr", own_cols) == served.eval_on_selector_all(
+        "#board-table tbody tr", own_cols)
     assert "w." not in urlsplit(again.url).query
     assert axe_violations(page) == []
 

@@ -4,8 +4,9 @@
      score = R rounded half to even;  rank = 1 + number of rows with a strictly greater R
    Row order: descending R, ties in ascending model spelling. Weights in the URL: w.<family>=<value>.
    Every row gets data-r-browser (the R this script computed), also with the published weights.
-   The bootstrap's columns (95% interval, Rank (UB)) belong to the published weights: with the
-   reader's own weights they show a dash until the published weights are back. */
+   The bootstrap's columns (95% interval, Rank (UB)) and the Movement column (the published rank
+   against the previous snapshot's) belong to the published weights: with the reader's own
+   weights they show a dash, and sort as empty, until the published weights are back. */
 (function () {
   "use strict";
 
@@ -44,12 +45,14 @@
       return -1;
     }
     var rankCol = col("rank"), scoreCol = col("score");
-    var bootCols = [col("interval"), col("rank_ub")].filter(function (i) { return i >= 0; });
+    var publishedCols = [col("interval"), col("rank_ub"), col("move")].filter(function (i) { return i >= 0; });
     rows.forEach(function (r) {
       var rank = r.cells[rankCol], score = r.cells[scoreCol];
       r._published = { rankHTML: rank.innerHTML, rankSort: rank.getAttribute("data-sort"),
                        scoreHTML: score.innerHTML, scoreSort: score.getAttribute("data-sort"),
-                       boot: bootCols.map(function (i) { return r.cells[i].innerHTML; }) };
+                       own: publishedCols.map(function (i) {
+                         return [r.cells[i].innerHTML, r.cells[i].getAttribute("data-sort")];
+                       }) };
       r._means = JSON.parse(r.getAttribute("data-families") || "{}");
     });
 
@@ -90,7 +93,10 @@
           strong.textContent = s.r === null ? "\u2013" : String(roundHalfEven(s.r));
           sc.appendChild(strong);
           sc.setAttribute("data-sort", s.r === null ? "" : String(s.r));
-          bootCols.forEach(function (i) { s.row.cells[i].textContent = "\u2013"; });
+          publishedCols.forEach(function (i) {
+            s.row.cells[i].textContent = "\u2013";
+            if (s.row.cells[i].hasAttribute("data-sort")) { s.row.cells[i].setAttribute("data-sort", ""); }
+          });
           s.row.setAttribute("data-custom", "1");
           frag.appendChild(s.row);
         });
@@ -100,7 +106,11 @@
           var rc = r.cells[rankCol], sc = r.cells[scoreCol];
           rc.innerHTML = r._published.rankHTML;
           rc.setAttribute("data-sort", r._published.rankSort);
-          bootCols.forEach(function (i, k) { r.cells[i].innerHTML = r._published.boot[k]; });
+          publishedCols.forEach(function (i, k) {
+            var kept = r._published.own[k];
+            r.cells[i].innerHTML = kept[0];
+            if (kept[1] !== null) { r.cells[i].setAttribute("data-sort", kept[1]); }
+          });
           sc.innerHTML = r._published.scoreHTML;
           sc.setAttribute("data-sort", r._published.scoreSort);
           r.removeAttribute("data-custom");
