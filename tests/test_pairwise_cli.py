@@ -98,6 +98,14 @@ def test_history_outputs(simulated, tmp_path):
     slices = json.loads(js.read_text())
     assert [s["date"] for s in slices] == ["2026-01-31", "2026-02-28", "2026-03-31"]
     assert slices[-1]["n_battles"] == 4000 and len(slices[-1]["models"]) == 8
+    boot = tmp_path / "hb.json"
+    res = run("history", "--input", simulated, "--period", "month", "--bootstrap", "5", "--output", boot)
+    assert res.exit_code == 0
+    rows = [m for s in json.loads(boot.read_text()) for m in s["models"]]
+    # every rating and bound is written to two decimals, as `arena fit --output` writes them
+    values = [m[k] for m in rows for k in ("rating", "elo", "lower", "upper") if m.get(k) is not None]
+    assert rows and any(m.get("lower") is not None for m in rows)
+    assert all(v == round(v, 2) for v in values)
     with cs.open() as f:
         assert len(list(csv.DictReader(f))) == sum(len(s["models"]) for s in slices)
 

@@ -538,8 +538,9 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
             e = {"date": s.date.isoformat(), "model": hist.models[k], "rating": round(float(s.ratings[k]), 2),
                  "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2)}
             if s.lower is not None and s.upper is not None:
-                e["lower"] = float(s.lower[k]) if np.isfinite(s.lower[k]) else None
-                e["upper"] = float(s.upper[k]) if np.isfinite(s.upper[k]) else None
+                # rounded as the ratings are (and as `arena fit --output` writes its bounds)
+                e["lower"] = round(float(s.lower[k]), 2) if np.isfinite(s.lower[k]) else None
+                e["upper"] = round(float(s.upper[k]), 2) if np.isfinite(s.upper[k]) else None
             entries.append(e)
         entries.sort(key=lambda e: (e["rank"], e["model"]))
         long_rows += entries
