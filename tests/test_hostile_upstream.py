@@ -12,8 +12,8 @@ After one good build, each case below runs one build in a copy of that project:
 Each build must exit 0; every faulted source shows as failed on the site with its reason;
 its last good payload and every snapshot saved before the run are byte-identical; the other
 sources are intact (fetched again, ok); and the build's peak memory (max RSS of the process,
-from ``os.wait4``, through a small launcher) stays under 600 MB. Short timeouts live in the
-matrix's own site.yml.
+from ``os.wait4``, through a small launcher) stays under 600 MB. The timeouts live in the
+matrix's own site.yml: short for the cases that test them, patient for the others.
 The good payloads are the project's bundled demo payloads.
 """
 
@@ -51,7 +51,13 @@ FAULT_AT = "2026-11-30T12:45:00+00:00"
 PEAK_MB = 600
 MAX_BYTES = 4_000_000
 BATTLES_MAX_BYTES = 16_000_000  # the battles dump's cap: the bundled demo battles carry conv_metadata (10.4 MB)
-TIMEOUT, DEADLINE = 1.5, 3.0  # idle timeout and total deadline; room for a loaded machine's test server
+# Idle timeout and total deadline of the cases that test them (timeout, slow drip): short, so
+# those builds end soon, with room for a loaded machine's test server.
+TIMEOUT, DEADLINE = 1.5, 3.0
+# Every other case (and the good build) waits longer: a server starved by the other builds on a
+# loaded machine must not turn a healthy or an oversize response into a timeout.
+PATIENT_TIMEOUT, PATIENT_DEADLINE = 15.0, 60.0
+WAITING_FAULTS = frozenset({"timeout", "slow-drip"})
 
 # source name -> (kind, payload file name, the file's good bytes); livebench and
 # terminal-bench are multi-file and handled apart.
@@ -206,9 +212,21 @@ class Upstream:
             return self._send(h, b"\x00\xffthis is not the payload <html>rate limited</html>\n" * 20)
         if fault == "empty":
             return self._send(h, _empty(source, path))
-        if fault == "oversize":
+        if fault == "oversize":  # the whole length announced, the body streamed past the cap
             cap = BATTLES_MAX_BYTES if source == "arena-battles" else MAX_BYTES
-            return self._send(h, body + b" " * (cap * 5 + 1))
+            pad, chunk = cap * 5 + 1, b" " * 65536
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(body) + pad))
+            h.send_header("Connection", "close")
+            h.end_headers()
+            try:
+                h.wfile.write(body)
+                for k in range(0, pad, len(chunk)):
+                    h.wfile.write(chunk[: min(len(chunk), pad - k)])
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading at its cap
+                pass
+            h.close_connection = True
+            return None
         if fault == "redirect-off-host":
             return self._send(h, b"", 302, {"Location": f"http://localhost:{self.port}/{case}/{source}/{path}"})
         if fault == "gzip-bomb":
@@ -227,9 +245,11 @@ def _closed_port() -> int:
 # --------------------------------------------------------------------------- the project
 
 
-def _site_yml(base: str, case: str, refused: set[str]) -> dict:
-    """The matrix's site.yml: the shipped one, every source live on the local server, short
-    timeouts, small caps, few bootstrap rounds, no eval suites (operator files, not upstream)."""
+def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -> dict:
+    """The matrix's site.yml: the shipped one, every source live on the local server, small
+    caps, few bootstrap rounds, no eval suites (operator files, not upstream); short timeouts
+    when ``short`` (the case tests them), else patient ones."""
+    timeout, deadline = (TIMEOUT, DEADLINE) if short else (PATIENT_TIMEOUT, PATIENT_DEADLINE)
     data = yaml.safe_load((ROOT / "site.yml").read_text())
     dead = f"http://127.0.0.1:{_closed_port()}"
 
@@ -238,7 +258,7 @@ def _site_yml(base: str, case: str, refused: set[str]) -> dict:
 
     for s in data["sources"]:
         TITLES.setdefault(s["name"], s.get("title") or s["name"])
-        s.update(timeout=TIMEOUT, deadline=DEADLINE, max_bytes=MAX_BYTES)
+        s.update(timeout=timeout, deadline=deadline, max_bytes=MAX_BYTES)
         if s["name"] in SINGLE:
             s["url"] = url(s["name"], SINGLE[s["name"]][1])
         elif s["name"] == "livebench":
@@ -247,7 +267,7 @@ def _site_yml(base: str, case: str, refused: set[str]) -> dict:
         elif s["name"] == "terminal-bench":
             s["url"] = url("terminal-bench", "leaderboard.tar.gz")
     data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=BATTLES_MAX_BYTES,
-                         live_timeout=TIMEOUT, live_deadline=DEADLINE, live_min_battles=100,
+                         live_timeout=timeout, live_deadline=deadline, live_min_battles=100,
                          bootstrap=3, history_bootstrap=0)
     data["evals"] = []
     data["fetch"] = {"store": ".modelboards/store", "retries": 1, "backoff": 0.01}
@@ -374,7 +394,8 @@ def _one_case(upstream: Upstream, good: Path, root: Path, case: Case) -> tuple[C
     for source, fault in case.faults.items():
         upstream.faults[(case.id, source)] = fault
     refused = {s for s, f in case.faults.items() if f == "refused"}
-    cfg = _write_config(base, _site_yml(upstream.base, case.id, refused))
+    short = any(f in WAITING_FAULTS for f in case.faults.values())
+    cfg = _write_config(base, _site_yml(upstream.base, case.id, refused, short=short))
     kept = {s: _kept(base, s) for s in case.faults}
     snapshots = _tree(base / "snapshots")
     snapshots = {k: v for k, v in snapshots.items() if not k.startswith("attempts/")}
