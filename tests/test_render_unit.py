@@ -6,6 +6,7 @@ import copy
 import csv
 import io
 import json
+import os
 import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -21,7 +22,7 @@ from builder.render import exports
 from builder.render.formatting import movement_key, movement_text, num_key
 from builder.render.markdown import render_markdown
 from builder.render.site import render_site, write_site_atomically
-from builder.render.writer import fill_slots
+from builder.render.writer import fill_slots, make_env
 from builder.snapshot import validate_snapshot
 from builder.util.text import CSP, model_slug, safe_url
 
@@ -415,3 +416,16 @@ def test_write_site_atomically_swaps_and_keeps_old_on_failure(tmp_path):
         write_site_atomically(target, bad)
     assert (target / "index.html").read_text() == "two"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temp folders left behind
+
+
+def test_one_environment_per_templates_folder_and_an_edited_template_is_compiled_again(tmp_path):
+    page = tmp_path / "t.html"
+    page.write_text("<p>{{ x }}</p>", encoding="utf-8")
+    env = make_env(tmp_path)
+    assert make_env(tmp_path / ".") is env and make_env(ROOT / "templates") is not env
+    assert env.get_template("t.html").render(x="one") == "<p>one</p>"
+    assert env.get_template("t.html") is env.get_template("t.html")  # compiled once, kept
+    page.write_text("<div>{{ x }}</div>", encoding="utf-8")
+    later = os.stat(page).st_mtime + 10
+    os.utime(page, (later, later))
+    assert make_env(tmp_path).get_template("t.html").render(x="two") == "<div>two</div>"
