@@ -18,7 +18,7 @@ from fixtures.make_snapshot import XSS_NAME, make_snapshot, with_worked_example
 
 from builder.config import load_config
 from builder.errors import UserError
-from builder.render import exports
+from builder.render import exports, writer
 from builder.render.formatting import movement_key, movement_text, num_key
 from builder.render.markdown import render_markdown
 from builder.render.site import render_site, write_site_atomically
@@ -429,3 +429,20 @@ def test_one_environment_per_templates_folder_and_an_edited_template_is_compiled
     later = os.stat(page).st_mtime + 10
     os.utime(page, (later, later))
     assert make_env(tmp_path).get_template("t.html").render(x="two") == "<div>two</div>"
+
+
+def test_compiled_templates_are_kept_across_environments_and_never_outlive_their_inputs(tmp_path, monkeypatch):
+    page = tmp_path / "t.html"
+    page.write_text("<p>{{ x | num_key }}</p>", encoding="utf-8")
+    fresh = writer._env_for.__wrapped__  # a new environment, as a new process makes
+    first = fresh(str(tmp_path))
+    assert first.bytecode_cache is not None and first.get_template("t.html").render(x=1.5) == "<p>1.5</p>"
+    bucket = first.bytecode_cache.get_bucket(first, "t.html", str(page), page.read_text(encoding="utf-8"))
+    assert bucket.code is not None  # the compiled code is on disk for the next environment
+    assert fresh(str(tmp_path)).get_template("t.html").render(x=2.5) == "<p>2.5</p>"
+    page.write_text("<div>{{ x }}</div>", encoding="utf-8")  # a changed source is compiled again
+    assert fresh(str(tmp_path)).get_template("t.html").render(x=3) == "<div>3</div>"
+    # anything else the compiled code depends on gives other file names
+    pattern = first.bytecode_cache.pattern
+    monkeypatch.setitem(writer._ENV_OPTIONS, "trim_blocks", False)
+    assert fresh(str(tmp_path)).bytecode_cache.pattern != pattern
