@@ -11,6 +11,7 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from fixtures.make_snapshot import make_snapshot
@@ -99,13 +100,15 @@ def _names(doc, found):
     return found
 
 
-def test_the_race_and_chart_json_carry_isolated_names_and_the_chart_pages_none(tmp_path):
-    cfg = load_config(ROOT / "tests" / "fixtures" / "site.yml")[0]
-    snaps = _history(3)
+def spoofed_history(n: int) -> tuple[list[dict[str, Any]], str]:
+    """``n`` chart-test snapshots (``test_charts._history``) whose newest board leader (the
+    victim, returned too) is named ``SPOOF`` everywhere; the victim comes first in the newest
+    ``models``, so its hand-made Arena section (intervals, history, distribution) rates it too."""
+    snaps = _history(n)
     last = snaps[-1]
     victim = last["boards"][0]["rows"][0]["identity"]
     last["models"] = {victim: last["models"][victim], **{k: v for k, v in last["models"].items() if k != victim}}
-    last["arena"] = _arena(last)  # the Arena's intervals, history and distribution rate the victim
+    last["arena"] = _arena(last)
     for snap in snaps:
         if victim in snap["models"]:
             snap["models"][victim]["name"] = SPOOF
@@ -113,6 +116,12 @@ def test_the_race_and_chart_json_carry_isolated_names_and_the_chart_pages_none(t
             for row in b["rows"] + b["new"]:
                 if row["identity"] == victim:
                     row["model"] = SPOOF
+    return snaps, victim
+
+
+def test_the_race_and_chart_json_carry_isolated_names_and_the_chart_pages_none(tmp_path):
+    cfg = load_config(ROOT / "tests" / "fixtures" / "site.yml")[0]
+    snaps, _ = spoofed_history(3)
     typed = [validate_snapshot(s) for s in snaps]
     render_site(typed[-1], typed[:-1], cfg, ROOT, tmp_path, now=NOW)
     files = sorted((tmp_path / "data" / "race").glob("*.json")) + sorted((tmp_path / "data" / "charts").glob("*.json"))

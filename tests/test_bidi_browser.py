@@ -16,7 +16,8 @@ import json
 
 import pytest
 from conftest import PageWatch, serve_directory
-from test_charts import FIXTURES, NOW, ROOT, _arena, _history
+from test_bidi import spoofed_history
+from test_charts import FIXTURES, NOW, ROOT
 
 from builder.config import load_config
 from builder.render.site import render_site
@@ -25,7 +26,6 @@ from builder.util.text import BIDI_CONTROLS
 
 pytestmark = pytest.mark.browser
 
-SPOOF = "claude-\u202eoidua-\u202c5"
 SHOWN = "claude-oidua-5"
 ISOLATED = "\u2068" + SHOWN + "\u2069"
 OTHER_CONTROLS = "".join(c for c in BIDI_CONTROLS if c not in "\u2068\u2069")
@@ -51,20 +51,8 @@ def spoofed_site(tmp_path_factory):
     """(origin, site folder, victim identity) of a chart and race site with one spoofed name."""
     www = tmp_path_factory.mktemp("bidi-www")
     cfg, _ = load_config(FIXTURES / "site.yml")
-    snaps = _history(5)
-    last = snaps[-1]
-    victim = last["boards"][0]["rows"][0]["identity"]
-    # the victim first in ``models``, so the hand-made Arena section rates it too
-    last["models"] = {victim: last["models"][victim], **{k: v for k, v in last["models"].items() if k != victim}}
-    last["arena"] = _arena(last)
-    for snap in snaps:
-        if victim in snap["models"]:
-            snap["models"][victim]["name"] = SPOOF
-        for b in snap["boards"]:
-            for row in b["rows"] + b["new"]:
-                if row["identity"] == victim:
-                    row["model"] = SPOOF
-    last["boards"][0]["rows"][0]["partial"] = True
+    snaps, victim = spoofed_history(5)
+    snaps[-1]["boards"][0]["rows"][0]["partial"] = True
     with serve_directory(www) as origin:
         typed = [validate_snapshot(s) for s in snaps]
         render_site(typed[-1], typed[:-1], cfg, ROOT, www / "s", now=NOW, base_url=f"{origin}/s/")
