@@ -11,8 +11,10 @@ other clean_battle fields, about 430 bytes a battle as JSON) are generated once 
 timed from start to exit with its peak memory (VmHWM): ``modelboards arena fit --bootstrap
 100`` against the floor, a Python process that imports duckdb and runs the bare
 ``SELECT model_a, model_b, winner, count(*) ... GROUP BY ALL`` over ``read_json_auto`` or
-``read_parquet``. Medians of ``--reps`` runs. ``--memory-10m`` adds 10M battles in JSON Lines:
-peak memory of ``arena fit`` with the default 512 MB limit (target: under 600 MB).
+``read_parquet``; beside it the same command without ``--bootstrap`` (read, count, fit, write),
+which splits the ratio into reading and the 100 rounds. Medians of ``--reps`` runs.
+``--memory-10m`` adds 10M battles in JSON Lines: peak memory of ``arena fit`` with the default
+512 MB limit (target: under 600 MB).
 
 Part ``steady``: the compiled fit plus 100 bootstrap rounds in this process (BLAS pinned to
 one thread), five times while one CPU-bound process keeps the other core busy; prints the
@@ -591,21 +593,24 @@ def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool,
         for fmt in formats:
             path = files[fmt]
             out = cache / f"fit_{n}_{fmt}.json"
-            floor_runs, ours_runs = [], []
-            for _ in range(reps):  # interleaved, so both see the same load
+            floor_runs, plain_runs, ours_runs = [], [], []
+            for _ in range(reps):  # interleaved, so all three see the same load
                 floor_runs.append(run_process(FLOOR_CHILD, str(path)))
+                plain_runs.append(run_process(FIT_CHILD, "--input", str(path), "--output", str(out)))
                 ours_runs.append(run_process(FIT_CHILD, "--input", str(path), "--bootstrap", "100",
                                              "--output", str(out)))
-            rows.append((n, fmt, path.stat().st_size, _median(floor_runs), _median(ours_runs)))
+            rows.append((n, fmt, path.stat().st_size, _median(floor_runs), _median(plain_runs), _median(ours_runs)))
+    # "fit s": the same command without the bootstrap (read, count, fit, write), which shows
+    # how much of the ratio is reading and how much is the 100 rounds.
     print(f"{'battles':>9} | {'format':<10} | {'MB':>6} | {'B/battle':>8} | {'floor s':>7} | {'floor MB':>8} | "
-          f"{'fit+100 s':>9} | {'fit MB':>6} | {'ratio':>6} | target")
-    print("-" * 100)
-    for n, fmt, size, (fw, fm), (ow, om) in rows:
+          f"{'fit s':>5} | {'ratio':>6} | {'fit+100 s':>9} | {'fit MB':>6} | {'ratio':>6} | target")
+    print("-" * 118)
+    for n, fmt, size, (fw, fm), (pw, _), (ow, om) in rows:
         target = FLOOR_TARGETS.get(n)
         ok = "" if target is None else f"<= {target}x: {'yes' if ow / fw <= target else 'NO'}"
         name = {"json": "JSON array", "jsonl": "JSON Lines", "parquet": "Parquet"}[fmt]
-        print(f"{n:>9} | {name:<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | {ow:>9.2f} | "
-              f"{om:>6.0f} | {ow / fw:>5.2f}x | {ok}")
+        print(f"{n:>9} | {name:<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | {pw:>5.2f} | "
+              f"{pw / fw:>5.2f}x | {ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | {ok}")
     if memory_10m:
         n = 10_000_000
         files = make_fastchat_files(n, cache, formats=("jsonl",))
@@ -615,11 +620,12 @@ def floor_part(sizes: list[int], cache: Path, reps: int, memory_10m: bool,
         size = files["jsonl"].stat().st_size
         verdict = "yes" if om < MEMORY_TARGET_MB else "NO"
         print(f"{n:>9} | {'JSON Lines':<10} | {size / 1e6:>6.0f} | {size / n:>8.0f} | {fw:>7.2f} | {fm:>8.0f} | "
-              f"{ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): "
-              f"{verdict}")
+              f"{'-':>5} | {'-':>6} | {ow:>9.2f} | {om:>6.0f} | {ow / fw:>5.2f}x | peak < {MEMORY_TARGET_MB:.0f} MB "
+              f"(512 MB limit): {verdict}")
     print("floor: python -c 'import duckdb; SELECT model_a, model_b, winner, count(*) FROM read_json_auto/read_parquet "
-          f"GROUP BY ALL'; fit: modelboards arena fit --bootstrap 100 (DuckDB scan, counts, Newton, 100 multinomial "
-          f"rounds); MB = peak resident memory (VmHWM) of the whole process; {load_note()} at the end")
+          f"GROUP BY ALL'; fit: modelboards arena fit (DuckDB scan, counts, Newton, the ratings file), fit+100: the "
+          f"same with --bootstrap 100 (100 multinomial rounds, refitted); "
+          f"MB = peak resident memory (VmHWM) of the whole process; {load_note()} at the end")
 
 
 def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
