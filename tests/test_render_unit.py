@@ -19,7 +19,7 @@ from fixtures.make_snapshot import XSS_NAME, make_snapshot, with_worked_example
 from builder.config import load_config
 from builder.errors import UserError
 from builder.render import exports, writer
-from builder.render.formatting import movement_key, movement_text, num_key
+from builder.render.formatting import fmt_usd, fmt_usd_exact, movement_key, movement_text, num_key
 from builder.render.markdown import render_markdown
 from builder.render.site import render_site, write_site_atomically
 from builder.render.writer import fill_slots, make_env
@@ -106,6 +106,14 @@ def test_sort_keys_are_numbers_not_text():
     assert movement_key(3) == "3" and movement_key(-2) == "-2"
     assert movement_key("new") == "" and movement_key(None) == "" and movement_key(True) == ""
     assert [movement_text(m) for m in (3, -2, 0, "new", None)] == ["▲ 3", "▼ 2", "=", "new", "–"]
+
+
+def test_a_price_compared_with_a_cap_keeps_all_its_digits():
+    # Cents would show the value stack's blended $0.29925 as the $0.30 it must be below.
+    assert fmt_usd(0.29925) == "$0.30"
+    assert [fmt_usd_exact(v) for v in (0.29925, 3.4375, 1e-7)] == ["$0.29925", "$3.4375", "$0.0000001"]
+    assert [fmt_usd_exact(v) for v in (0.3, 5, 1234.5, 0)] == ["$0.30", "$5.00", "$1,234.50", "$0.00"]
+    assert [fmt_usd_exact(v) for v in (None, True)] == ["–", "–"]
 
 
 def test_board_cells_carry_unrounded_sort_keys(site, golden_snapshot):

@@ -8,7 +8,9 @@ numbers sort as numbers and a column sorted by score orders by the unrounded R.
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 from builder.util.io import as_utc
@@ -98,6 +100,18 @@ def fmt_usd(x: Any) -> str:
     return f"${f:,.2f}"
 
 
+def fmt_usd_exact(x: Any) -> str:
+    """USD with every digit the price has (at least cents), for a price that is compared with
+    a cap: a blended $0.29925 is below $0.30, which rounding to cents would hide."""
+    if x is None or isinstance(x, bool):
+        return "–"
+    f = float(x)
+    if not math.isfinite(f):
+        return fmt_usd(f)
+    decimals = len(format(Decimal(repr(f)), "f").partition(".")[2])  # the shortest digits that are f
+    return f"${f:,.{max(2, decimals)}f}"
+
+
 def fmt_int(x: Any) -> str:
     if x is None or isinstance(x, bool):
         return "–"
@@ -147,6 +161,7 @@ FILTERS = {
     "exact": fmt_exact,
     "pct": fmt_pct,
     "usd": fmt_usd,
+    "usd_exact": fmt_usd_exact,
     "int": fmt_int,
     "utc": fmt_utc,
     "isodate": fmt_date,

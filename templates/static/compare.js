@@ -19,7 +19,6 @@
     if (typeof x === "number") { return digits === undefined ? String(x) : x.toFixed(digits); }
     return String(x);
   }
-  function usd(x) { return x === null || x === undefined ? "\u2013" : "$" + (Math.round(x * 1000) / 1000); }
 
   function slugsFromUrl() {
     var v = new URLSearchParams(window.location.search).get("m") || "";
