@@ -360,6 +360,27 @@ def test_stale_and_warning_banners(cfg, golden_snapshot, tmp_path):
     assert "<strong>Stale.</strong>" in (tmp_path / "index.html").read_text(encoding="utf-8")
 
 
+def test_stacks_page_states_the_caps_and_day_of_work_the_snapshot_was_made_with(cfg, golden_snapshot, tmp_path):
+    def value_text(out: Path) -> str:
+        page = (out / "stacks" / "index.html").read_text(encoding="utf-8")
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page[page.index("Value stack"):]))
+
+    snap = copy.deepcopy(golden_snapshot)
+    del snap["stacks"]["value"]["roles"]  # a snapshot from before they were recorded
+    render(cfg, snap, tmp_path / "old")
+    old = value_text(tmp_path / "old")
+    assert "strictly below $5, $1 and $0.30 per million tokens" in old and "= 2 M orchestrator tokens" in old
+    snap["stacks"]["value"]["roles"] = [{"role": "orchestrator", "below": 8.0, "tokens": 3.0},
+                                        {"role": "mid_tier", "below": 1.5, "tokens": 12.5},
+                                        {"role": "rote", "below": 0.25, "tokens": 40.0}]
+    render(cfg, snap, tmp_path / "new")
+    new = value_text(tmp_path / "new")
+    titles = [snap["roles"][r]["title"] for r in ("orchestrator", "mid_tier", "rote")]
+    assert f"cap ({titles[0]} $8.00, {titles[1]} $1.50, {titles[2]} $0.25 per million tokens)" in new
+    assert f"= 3 M {titles[0]} tokens + 12.5 M {titles[1]} tokens + 40 M {titles[2]} tokens at these prices" in new
+    assert "$5" not in new
+
+
 def test_model_pages_and_excluded_page(site, golden_snapshot):
     obs = golden_snapshot["observations"]
     ident = golden_snapshot["boards"][0]["rows"][0]["identity"]

@@ -210,6 +210,9 @@ def test_value_stack_bounds_preference_and_day_of_work():
     picks = {e.role: e.identity for e in value.entries}
     assert picks == {"orchestrator": "a", "mid_tier": "under-one", "rote": "cheap"}
     assert value.day_of_work == pytest.approx(2 * 4.99 + 10 * 0.99 + 50 * 0.2999)
+    # the bounds and the day of work it was computed with travel with it, for the page to state
+    assert [(c.role, c.below, c.tokens) for c in value.roles or ()] == [
+        ("orchestrator", 5.0, 2.0), ("mid_tier", 1.0, 10.0), ("rote", 0.30, 50.0)]
     del openrouter["cheap"]
     value = compute_value_stack(fields, PriceBook({}, openrouter, {}), CFG)
     assert [e.role for e in value.entries] == ["orchestrator", "mid_tier"] and value.day_of_work is None

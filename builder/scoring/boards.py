@@ -464,7 +464,9 @@ def compute_value_stack(
     day = None
     if roles and all(r in priced for r in roles):
         day = round(sum(cfg.prices.day_of_work.get(r, 0) * priced[r] for r in roles), PRICE_DIGITS)
-    return snap.ValueStack(entries=tuple(entries), day_of_work=day)
+    caps = tuple(snap.ValueStackRole(role=r, below=cfg.prices.value_stack_max[r],
+                                     tokens=float(cfg.prices.day_of_work.get(r, 0))) for r in roles)
+    return snap.ValueStack(entries=tuple(entries), day_of_work=day, roles=caps)
 
 
 # --------------------------------------------------------------------------- sources and evidence

@@ -347,12 +347,27 @@ class ValueStackEntry(SnapshotModel):
     price: float = Field(description="OpenRouter blended price, USD per million tokens.")
 
 
+class ValueStackRole(SnapshotModel):
+    """One role of the value stack: its price cap and its part of the day of work."""
+
+    role: str = Field(description="Role id.")
+    below: float = Field(description="The entry's OpenRouter blended price is strictly below this, USD per million "
+                         "tokens.")
+    tokens: float = Field(description="Million tokens of this role in the day of work.")
+
+
 class ValueStack(SnapshotModel):
     """The value stack and the price of a day of work with it."""
 
     entries: tuple[ValueStackEntry, ...] = Field(description="One entry per role that has a model under its bound.")
     day_of_work: float | None = Field(
-        description="USD for 2 M orchestrator + 10 M mid-tier + 50 M rote tokens; null unless every role has an entry."
+        description="USD for a day of work: each role's million tokens (``roles``; by default 2 orchestrator, 10 "
+        "mid-tier, 50 rote) at its entry's price; null unless every role has an entry."
+    )
+    roles: tuple[ValueStackRole, ...] | None = Field(
+        default=None,
+        description="The stack's roles in order, each with its price cap and its tokens in the day of work; null in "
+        "snapshots made before they were recorded.",
     )
 
 
