@@ -45,6 +45,38 @@ def test_pair_counts_are_the_counts_of_the_battles():
         assert np.array_equal(getattr(counts, col), getattr(ref, col)), col
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv", "parquet"])
+def test_a_counting_scan_skips_the_times_and_counts_the_same(tmp_path, fmt):
+    src = tmp_path / "demo.jsonl"
+    src.write_text(DEMO.read_text() + json.dumps({"model_a": "x", "model_b": "x", "winner": "tie", "tstamp": "late"})
+                   + "\n")
+    path = tmp_path / f"demo.{fmt}"
+    if fmt != "jsonl":
+        cols = "model_a, model_b, winner, tstamp" if fmt == "csv" else "*"
+        options = {"json": "FORMAT json, ARRAY true", "csv": "FORMAT csv, HEADER true", "parquet": "FORMAT parquet"}
+        duckdb.execute(f"COPY (SELECT {cols} FROM read_json('{src}', format='newline_delimited', "
+                       f"columns={{model_a: 'VARCHAR', model_b: 'VARCHAR', winner: 'VARCHAR', tstamp: 'JSON', "
+                       f"anony: 'BOOLEAN'}})) TO '{path}' ({options[fmt]})")
+    else:
+        path = src
+    times = sorted(json.loads(line)["tstamp"] for line in DEMO.read_text().splitlines())
+    middle = dt.datetime.fromtimestamp(times[len(times) // 2], dt.UTC).date()
+    dated = BattleFilters(min_date=middle)  # removes the earlier half: a counting scan still reads the times
+    for filters in (BattleFilters(), dated):
+        with scan_battles(path, filters) as scan:
+            want, want_report = scan.pair_counts(), scan.report
+        with scan_battles(path, filters, times=False) as scan:
+            got, report = scan.pair_counts(), scan.report
+            assert scan.battles().tstamp is None
+            with pytest.raises(ValueError, match="times=False"):
+                scan.period_counts("day")
+        assert report == want_report and got.models == want.models
+        assert report.bad_rows["same_model"] == 1
+        for col in ("i", "j", "wins_i", "wins_j", "ties"):
+            assert np.array_equal(getattr(got, col), getattr(want, col)), (fmt, col)
+    assert want_report.removed["min_date"] >= len(times) // 3
+
+
 @pytest.mark.parametrize("period", ["day", "week", "month"])
 def test_period_counts_in_sql_equal_the_numpy_ones(tmp_path, period):
     # Times around the epoch, month ends and a leap day, plus rows without a time.
@@ -278,6 +310,17 @@ def test_date_filters_are_utc_days(tmp_path):
     with scan_battles(p, BattleFilters(min_date=dt.date(2026, 3, 1), max_date=dt.date(2026, 3, 1))) as scan:
         assert scan.report.removed == {"min_date": 1, "max_date": 1}
         assert list(scan.battles().tstamp) == [day, day + 86_399.5]
+
+
+def test_a_csv_time_or_turn_that_is_not_a_number_is_null_not_an_error(tmp_path):
+    p = tmp_path / "b.csv"
+    p.write_text("model_a,model_b,winner,tstamp,turn\na,b,tie,1777594116,1\na,b,model_a,late,two\n"
+                 "b,a,model_b,,\n")
+    with scan_battles(p, BattleFilters(min_turn=1)) as scan:
+        assert scan.report.rows_kept == 1 and scan.report.removed == {"min_turn": 2}
+        assert list(scan.battles().tstamp) == [1777594116.0]
+    with scan_battles(p) as scan:
+        assert np.isnan(scan.battles().tstamp[1:]).all()
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])

@@ -187,9 +187,10 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
     need the battle sequence."""
     from builder.pairwise.scan import scan_battles
 
-    with scan_battles(input_path, filters, settings) as scan:
+    counts_only = method == "bt" and sample is None
+    with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
         click.echo(_report_line(scan.report, scan.models), err=True)
-        if method == "bt" and sample is None:
+        if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
     return _apply_sample(battles, sample, seed)

@@ -16,7 +16,8 @@ spill folder, so a dump larger than memory is counted out of core):
    - ``a``, ``b``, ``w``: model names and winner as raw text (JSON text for JSON files),
      cleaned later once per distinct value: a name is a non-blank string with surrounding
      whitespace removed, a winner one of ``WINNER_CODES``;
-   - ``t``: ``tstamp`` in Unix seconds, NULL when missing or not a number;
+   - ``t``: ``tstamp`` in Unix seconds, NULL when missing or not a number (NULL throughout
+     for a scan opened with ``times=False``, which only counts: the time is not read);
    - ``f``: the first filter that removes the row, in the fixed order anony, dedup,
      language, min_date, max_date, min_turn (``FILTER_STATUS``), 0 for none;
    - requested feature columns (``FeatureSpec``).
@@ -213,9 +214,9 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec]) -> list[str]:
-    # tstamp is always read: history and online Elo need the order.
-    want = [*REQUIRED, "tstamp", *filters.needed_columns()]
+def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool = True) -> list[str]:
+    # tstamp is read unless the caller only counts (history and online Elo need the times).
+    want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns()]
     want += [f.path[0] for f in features]
     return list(dict.fromkeys(want))
 
@@ -233,11 +234,11 @@ class _Source:
 
 
 def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
-            features: Sequence[FeatureSpec]) -> _Source:
+            features: Sequence[FeatureSpec], times: bool = True) -> _Source:
     kind, compression = format_of(path)
     comp = f", compression={_sql_str(compression)}" if compression else ""
     p = _sql_str(str(path))
-    want = _wanted(filters, features)
+    want = _wanted(filters, features, times)
     if kind in ("json", "jsonl"):
         fmt = {"json": "array" if compression != "zstd" else "auto", "jsonl": "newline_delimited"}[kind]
         first = _run(con, path, f"SELECT json_type(json), json_keys(json) FROM read_json_objects({p}, "
@@ -302,7 +303,7 @@ def _number(src: _Source, name: str) -> str:
         return "NULL::DOUBLE"
     if src.kind in ("json", "jsonl"):
         return f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} THEN TRY_CAST({c} AS DOUBLE) END"
-    return f"TRY_CAST({c} AS DOUBLE)"
+    return f"TRY_CAST({_csv_text(src, c)} AS DOUBLE)"
 
 
 def _flag(src: _Source, name: str) -> str:
@@ -324,7 +325,14 @@ def _integer(src: _Source, name: str) -> str:
         # int(v) of a JSON number: truncation towards zero
         return (f"CASE WHEN json_type({c}) IN {_NUMERIC_JSON} "
                 f"THEN TRY_CAST(trunc(TRY_CAST({c} AS DOUBLE)) AS BIGINT) END")
-    return f"TRY_CAST({c} AS BIGINT)"
+    return f"TRY_CAST({_csv_text(src, c)} AS BIGINT)"
+
+
+def _csv_text(src: _Source, c: str) -> str:
+    """A CSV field as text that DuckDB cannot push a cast into: it moves ``TRY_CAST`` of a
+    plain column into the CSV reader, which then refuses the whole file at the first value
+    that does not convert (``nullif`` keeps it a NULL, as the other formats have it)."""
+    return f"nullif({c}, '')" if src.kind == "csv" else c
 
 
 def _sampled(src: _Source) -> str:
@@ -498,11 +506,12 @@ def _raw(src: _Source, name: str) -> str:
 
 
 def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSpec], t_min: float | None,
-              t_max: float | None) -> tuple[str, dict[str, Any]]:
+              t_max: float | None, times: bool = True) -> tuple[str, dict[str, Any]]:
     """The CREATE TABLE ... AS SELECT that reads the file once, and its named parameters.
 
     Per row only what cannot wait: raw names and winner (cleaned per distinct value later),
-    the time, and ``f``, the first filter that removes the row (0: none).
+    the time (unless ``times`` is False: then only a date filter reads it, and ``t`` is
+    NULL), and ``f``, the first filter that removes the row (0: none).
     """
     params: dict[str, Any] = {}
     fates = []
@@ -521,9 +530,11 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
         fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
                      f"THEN {FILTER_STATUS['min_turn']}")
     fate = f"CAST(CASE {' '.join(fates)} ELSE 0 END AS TINYINT)" if fates else "CAST(0 AS TINYINT)"
+    dated = t_min is not None or t_max is not None
     inner = [f"{_raw(src, 'model_a')} AS _mb_a", f"{_raw(src, 'model_b')} AS _mb_b",
-             f"{_raw(src, 'winner')} AS _mb_w", f"{_number(src, 'tstamp')} AS _mb_t", "*"]
-    outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", "_mb_t AS t", f"{fate} AS f"]
+             f"{_raw(src, 'winner')} AS _mb_w",
+             f"{_number(src, 'tstamp') if times or dated else 'NULL::DOUBLE'} AS _mb_t", "*"]
+    outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", f"{'_mb_t' if times else 'NULL::DOUBLE'} AS t", f"{fate} AS f"]
     for k, spec in enumerate(features):
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
@@ -686,13 +697,13 @@ class BattleScan:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, src: _Source, filters: BattleFilters,
-                 features: Sequence[FeatureSpec]) -> None:
+                 features: Sequence[FeatureSpec], times: bool = True) -> None:
         self._con = con
         self._src = src
         self.filters = filters
         self.features_spec = tuple(features)
         self.path = src.path
-        self.has_tstamp = "tstamp" in src.present
+        self.has_tstamp = times and "tstamp" in src.present
         self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
         self.source_name = src.path.name if src.path is not None else "<memory>"
         self._summarise()
@@ -798,6 +809,8 @@ class BattleScan:
     def period_counts(self, period: Period) -> PeriodCounts:
         """Dated kept battles per time bucket, pair and outcome cell, in one grouped query."""
         if not self.has_tstamp:
+            if "tstamp" in self._src.present:
+                raise ValueError("period_counts on a scan opened with times=False")
             raise UserError(f"{self.source_name}: history needs timestamps (no 'tstamp' column)")
         day = "CAST(floor(t / 86400.0) AS BIGINT)"
         bucket = {
@@ -1005,8 +1018,14 @@ def scan_battles(
     filters: BattleFilters = NO_FILTERS,
     settings: ReaderSettings = DEFAULT_SETTINGS,
     features: Sequence[FeatureSpec] = (),
+    *,
+    times: bool = True,
 ) -> Iterator[BattleScan]:
     """Scan a battles file once (see the module docstring); yields the ``BattleScan``.
+
+    ``times=False``: the caller only counts (``pair_counts``, the report), so the time of
+    each battle is not read (a date filter still reads it), which spares a JSON or CSV scan
+    a conversion and a column; ``battles()`` then has no times and ``period_counts`` refuses.
 
     Raises ``UserError`` for a missing or unreadable file, malformed input, a missing
     required column (or a column a requested filter needs), an empty file, or no rows left.
@@ -1016,11 +1035,11 @@ def scan_battles(
         raise UserError(f"{path}: battles file not found")
     parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
     with connect(settings, in_memory=True) if parquet else connect(settings) as con:
-        src = _source(con, path, filters, features)
+        src = _source(con, path, filters, features, times)
         _check_columns(src, filters)
-        sql, params = _scan_sql(src, filters, features, *_bounds(filters))
+        sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
         _run(con, path, sql, params)
-        yield BattleScan(con, src, filters, features)
+        yield BattleScan(con, src, filters, features, times)
 
 
 @contextmanager
@@ -1073,7 +1092,7 @@ def battles_from_columns(
 def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
                   settings: ReaderSettings = DEFAULT_SETTINGS) -> tuple[PairCounts, BattleReport]:
     """Pair-outcome counts and the report of a file, without per-battle arrays."""
-    with scan_battles(path, filters, settings) as scan:
+    with scan_battles(path, filters, settings, times=False) as scan:
         return scan.pair_counts(), scan.report
 
 
