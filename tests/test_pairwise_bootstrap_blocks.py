@@ -167,5 +167,6 @@ def test_nan_quantiles_are_numpys_value_for_value():
 
 
 def test_block_size_bounds_the_arrays():
-    assert block_rounds(10) == 32 and block_rounds(100_000) == 10 and block_rounds(5_000_000) == 1
-    assert math.isclose(block_rounds(11_139) * 11_139, 356_448)
+    assert block_rounds(10) == 25 and block_rounds(100_000) == 10 and block_rounds(5_000_000) == 1
+    assert math.isclose(block_rounds(11_139) * 11_139, 278_475)
+    assert 100 % block_rounds(11_175) == 0  # 150 models: the usual 100 rounds in equal blocks
