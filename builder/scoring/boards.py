@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import JsonValue
 
 from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
-from builder.identity import identity_of
+from builder.identity import alias_table, identity_of
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
 from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
 from builder.scoring.families import (
@@ -693,8 +693,9 @@ def named_elsewhere(
         spellings = {m.model for m in arena.models} | {n for c in arena.components for n in c.models}
         spellings |= {n for u in arena.unrated for n in u.models} | set(arena.winrate.models)
         spellings |= {m.model for s in arena.history for m in s.models}
+        table = alias_table(cfg)
         for name in spellings:
-            out.setdefault(identity_of(name, cfg.folding, cfg.aliases), set()).add(name)
+            out.setdefault(identity_of(name, cfg.folding, table), set()).add(name)
     if evals is not None and cfg.index.enabled:
         feeds = {b.feed for b in cfg.index.boards}
         for suite in evals.suites:
