@@ -445,10 +445,11 @@ def test_real_aider_leaderboard():
     picks = _one_selected_per_identity(rows)
     assert picks[("aider/polyglot", "gpt-5")].model == "gpt-5 (high)"
     assert picks[("aider/polyglot", "o3")].model == "o3 (high)"
-    # Two dated chatgpt-4o-latest runs stay apart; the 223-test one is excluded.
+    # Two dated chatgpt-4o-latest runs stay apart (the registry names the release each ran
+    # on); the 223-test one is excluded.
     latest = [o for o in rows if o.model.startswith("chatgpt-4o-latest")]
     assert [(o.identity, o.selected) for o in latest] == [
-        ("chatgpt-4o-latest-2025-02-15", False), ("chatgpt-4o-latest-2025-03-29", True)]
+        ("chatgpt-4o-latest-2025-01-29", False), ("chatgpt-4o-latest-2025-03-26", True)]
     assert all(not o.selected for o in rows if o.excluded)
 
 
