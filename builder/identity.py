@@ -514,3 +514,95 @@ def alias_table(cfg: SiteConfig) -> dict[str, str]:
     table.update(registry_aliases(site_registry(cfg)))
     table.update(cfg.aliases)
     return table
+
+
+# --------------------------------------------------------------------------- review
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An identity of another source that an unmatched spelling may be: fuzzy score 0-100."""
+
+    identity: str
+    score: float
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """A spelling of one source whose identity no other source names, and its closest candidates."""
+
+    source: str
+    spelling: str
+    identity: str
+    candidates: tuple[Candidate, ...]
+
+
+def unmatched_spellings(
+    maps: Mapping[str, Mapping[str, str]], limit: int = 3, cutoff: float = 60.0
+) -> dict[str, tuple[Unmatched, ...]]:
+    """Per source, the spellings whose identity no other source names, with candidates.
+
+    ``maps``: ``{source: {spelling: identity}}`` (``identity_maps``). Candidates are other
+    sources' identities ranked by rapidfuzz's ``WRatio`` on the identity keys (best first,
+    at most ``limit``, score at least ``cutoff``); ties keep the key order. Sources and
+    spellings come out sorted.
+    """
+    from rapidfuzz import fuzz, process
+
+    named_by: dict[str, set[str]] = defaultdict(set)
+    for src, mapping in maps.items():
+        for ident in mapping.values():
+            named_by[ident].add(src)
+    out: dict[str, tuple[Unmatched, ...]] = {}
+    for src in sorted(maps):
+        others = sorted(i for i, srcs in named_by.items() if srcs - {src})
+        rows = []
+        for spelling, ident in sorted(maps[src].items()):
+            if named_by[ident] - {src}:
+                continue
+            found = process.extract(ident, others, scorer=fuzz.WRatio, limit=limit, score_cutoff=cutoff)
+            cands = tuple(Candidate(c, round(float(score), 1), tuple(sorted(named_by[c] - {src})))
+                          for c, score, _ in found)
+            rows.append(Unmatched(src, spelling, ident, cands))
+        out[src] = tuple(rows)
+    return out
+
+
+def accept_into_registry(path: Path, accepted: Mapping[str, str], reason: str) -> int:
+    """Write ``{spelling: id}`` into the registry file at ``path`` (created when missing).
+
+    A spelling joins the entry with that id (created with ``reason``), leaving every other
+    entry as it was; a spelling already in another entry moves to the new id. Returns the
+    number of spellings written. The file is validated before and after (``read_registry``).
+    """
+    existing = list(read_registry(path))
+    ids = {}
+    for spelling, ident in accepted.items():
+        key = _fold_text(ident)
+        if not key or key != ident.strip().lower() or not KEY_PATTERN.match(key):
+            raise UserError(f"--accept {spelling}={ident}: {ident!r} is not an identity key "
+                            "(lower case a-z, 0-9, '.', '-')")
+        ids[spelling] = key
+    entries: list[dict[str, Any]] = []
+    for e in existing:
+        keep = [s for s in e.spellings if s not in ids]
+        if keep:
+            item: dict[str, Any] = {"id": e.id, "spellings": keep, "reason": e.reason}
+            if e.link:
+                item["link"] = e.link
+            entries.append(item)
+    by_id = {item["id"]: item for item in entries}
+    for spelling, ident in ids.items():
+        if ident not in by_id:
+            by_id[ident] = {"id": ident, "spellings": [], "reason": reason}
+            entries.append(by_id[ident])
+        by_id[ident]["spellings"].append(spelling)
+    header = ("# This site's identity registry: adds to and overrides ModelBoards' shipped one\n"
+              "# (builder/data/identities.yml). Entries: id, spellings, reason, link (optional).\n")
+    text = header + yaml.safe_dump({"models": entries}, sort_keys=False, allow_unicode=True, width=100)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    read_registry(tmp)  # never replace a good file with one that does not load
+    tmp.replace(path)
+    return len(ids)
