@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -525,7 +526,16 @@ def source_dates(inputs: ScoringInputs) -> dict[str, date]:
 def compute_sources(
     inputs: ScoringInputs, cfg: SiteConfig, dates: Mapping[str, date], contributing: set[str]
 ) -> tuple[snap.Source, ...]:
-    """Every enabled configured source, credited whether or not it contributed."""
+    """Every enabled configured source, credited whether or not it contributed, with its
+    rated models and how many of them matched an Arena text rating (the overlap)."""
+    text_feeds, _ = compute_arena_feeds(inputs.observations, cfg)
+    rated: dict[str, set[str]] = defaultdict(set)
+    arena: set[str] = set()
+    for o in inputs.observations:
+        if o.selected and o.identity and o.excluded is None and o.raw is not None:
+            rated[o.source].add(o.identity)
+            if o.feed in text_feeds:
+                arena.add(o.identity)
     out = []
     for s in cfg.sources:
         if not s.enabled:
@@ -540,6 +550,8 @@ def compute_sources(
             fetched_at=st.fetched_at.isoformat() if st is not None else None,
             payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
             contributing=s.name in contributing,
+            models=len(rated[s.name]) if s.name in rated else None,
+            arena_overlap=len(rated[s.name] & arena) if s.name in rated and s.kind != "lmarena" else None,
         ))
     return tuple(out)
 
