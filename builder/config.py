@@ -439,7 +439,8 @@ class SiteConfig(Strict):
     folding: FoldingConfig = Field(default_factory=FoldingConfig)
     "How model spellings fold into identity keys."
     aliases: dict[str, str] = Field(default_factory=dict)
-    "Spelling (after case/separator folding) -> identity key, for names that differ across sources."
+    "Spelling (after case/separator folding) -> identity key, for names that differ across sources; adds to and "
+    "overrides the shipped identity registry and the site's identities.yml."
     _base_dir: Path | None = PrivateAttr(default=None)
     families: dict[str, FamilyConfig]
     "Rating families and the feeds that make them."

@@ -151,11 +151,16 @@ def canonicalise(key: str) -> str:
     result matches ``KEY_PATTERN``; it never returns an empty key.
     """
     out = key
-    for _ in range(2):  # "us-anthropic-..." then nothing: two passes reach the fixed point
-        stripped = _VENDOR_PREFIX.sub("", out)
-        if stripped == out:
+    for _ in range(len(key) + 1):  # each pass removes or reorders tokens; stop at the fixed point
+        step = _canonical_pass(out)
+        if step == out:
             break
-        out = stripped
+        out = step
+    return out or key
+
+
+def _canonical_pass(key: str) -> str:
+    out = _VENDOR_PREFIX.sub("", key)
     out = _API_SUFFIX.sub("", out) or out
     out = _HF_SUFFIX.sub("", out) or out
     out = _DATED_BASE.sub(r"\1", out)
@@ -165,8 +170,7 @@ def canonicalise(key: str) -> str:
     m = _CLAUDE_TIER_VERSION.match(out)
     if m and int(m.group(2).split(".")[0]) < 4:
         out = f"claude-{m.group(2)}-{m.group(1)}" + out[m.end():]
-    out = _PREVIEW_TAG.sub("", out)
-    return out or key
+    return _PREVIEW_TAG.sub("", out) or key
 
 
 def _fold_text(text: str) -> str:
