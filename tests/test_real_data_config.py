@@ -121,6 +121,10 @@ def test_snapshot_counts_each_sources_arena_overlap_and_the_methodology_shows_it
         mine = {r["identity"] for r in rows if r["source"] == name and r["selected"] and r["raw"] is not None}
         assert sources[name].models == len(mine) and sources[name].arena_overlap == len(mine & arena), name
     assert sources["terminal-bench"].arena_overlap >= 5  # enough names match; before the identity rules: 2
+    # Gemini 3 Pro (LMArena's gemini-3-pro, LiveBench's gemini-3-pro-preview-11-2025) is ranked, not new
+    orchestrator = next(b for b in snap.boards if b.id == "orchestrator")
+    assert "gemini-3-pro" in {r.identity for r in orchestrator.rows}
+    assert "gemini-3-pro" not in {r.identity for r in orchestrator.new}
     html = make_env(ROOT / "templates").get_template("_arena_overlap.html").render({"snap": snap})
     cells = re.findall(r"<tr><td>([^<]*)</td><td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>", html)
     shown = {title: (int(m), int(o)) for title, m, o in cells}
