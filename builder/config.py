@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from builder.errors import UserError
 
@@ -439,7 +439,9 @@ class SiteConfig(Strict):
     folding: FoldingConfig = Field(default_factory=FoldingConfig)
     "How model spellings fold into identity keys."
     aliases: dict[str, str] = Field(default_factory=dict)
-    "Spelling (after case/separator folding) -> identity key, for names that differ across sources."
+    "Spelling (after case/separator folding) -> identity key, for names that differ across sources; adds to and "
+    "overrides the shipped identity registry and the site's identities.yml."
+    _base_dir: Path | None = PrivateAttr(default=None)
     families: dict[str, FamilyConfig]
     "Rating families and the feeds that make them."
     roles: dict[str, RoleConfig]
@@ -497,6 +499,11 @@ class SiteConfig(Strict):
                 return s
         raise KeyError(name)
 
+    def base_dir(self) -> Path | None:
+        """The folder of the ``site.yml`` this config was loaded from (None: built in code).
+        The site's own files beside it (the identity registry) are found from here."""
+        return self._base_dir
+
     def method_config(self) -> dict[str, Any]:
         """The part of the configuration that defines the scoring method."""
         return {
@@ -544,6 +551,9 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
     try:
-        return SiteConfig.model_validate(data), path.resolve().parent
+        cfg = SiteConfig.model_validate(data)
     except ValidationError as exc:
         raise UserError(_format_errors(path, exc)) from None
+    base = path.resolve().parent
+    cfg._base_dir = base
+    return cfg, base

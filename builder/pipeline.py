@@ -117,15 +117,17 @@ def _failed(status: FetchStatus | None, payload: Payload, error: str) -> FetchSt
 def gather_inputs(cfg: SiteConfig, base: Path):
     """Stored payloads -> parsed records -> identities and selection -> ScoringInputs."""
     from builder.scoring.boards import ScoringInputs
-    from builder.scoring.select import identify, select_observations
+    from builder.scoring.select import identify, select_observations, spellings
 
     parsed = parse_stored(cfg, base)
     r = parsed.result
+    # Every record folds against the rating sources' dated releases (the cross-source date rule).
+    everything = spellings(r.observations)
     return ScoringInputs(
-        observations=tuple(select_observations(r.observations, cfg)),
-        prices=tuple(identify(r.prices, cfg)),
-        build_checks=tuple(identify(r.build_checks, cfg)),
-        models=tuple(identify(r.models, cfg)),
+        observations=tuple(select_observations(r.observations, cfg, everything)),
+        prices=tuple(identify(r.prices, cfg, everything)),
+        build_checks=tuple(identify(r.build_checks, cfg, everything)),
+        models=tuple(identify(r.models, cfg, everything)),
         statuses=parsed.statuses,
         published=parsed.published,
     )

@@ -2,7 +2,7 @@
 
 Hand-checked in snapshots/2026-11-15.json -> 2026-11-22.json (the JSON files, read directly):
 - models present on 11-15 and gone on 11-22: claude-opus-4.8, gpt-5.5, grok-4.6; none added;
-- orchestrator board: gpt-6 rank 3 -> 2 (R 1498.0156 -> 1502.6493; its arena/text value
+- orchestrator board: gpt-6 rank 3 -> 2 (R 1498.3757 -> 1502.7415; its arena/text value
   1503.4506 -> 1501.9512 and a new livebench/global value 87.3723), gemini-3-pro 2 -> 3;
 - grok-5-fast was in the orchestrator's new strip on 11-15 and is ranked 14 on 11-22;
 - every source is ok on both days; the method id is the same.
@@ -45,8 +45,8 @@ def test_hand_checked_moves(pair):
     assert d.method is None and d.sources == ()
     gpt6 = _move(d, "orchestrator", "gpt-6", "rank")
     assert (gpt6.before, gpt6.after) == (3, 2)
-    assert gpt6.r_before == pytest.approx(1498.015589973151, abs=1e-9)
-    assert gpt6.r_after == pytest.approx(1502.6493321843195, abs=1e-9)
+    assert gpt6.r_before == pytest.approx(1498.3756591023873, abs=1e-9)
+    assert gpt6.r_after == pytest.approx(1502.7414968654473, abs=1e-9)
     texts = [r.text for r in gpt6.reasons if r.code == "source_value"]
     assert "a new source value: arena/text 1503.45 -> 1501.95" in texts
     assert "a new source value: livebench/global 87.37" in texts

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from builder.config import FoldingConfig
 from builder.identity import (
     KEY_PATTERN,
+    canonicalise,
     identity_map,
     identity_of,
     normalise,
@@ -242,3 +243,129 @@ def test_keys_use_the_url_safe_alphabet_and_are_fixed_points(spellings, aliases)
     for s in spellings:
         n = normalise(s, F)
         assert normalise(n, F) == n
+        c = canonicalise(n)
+        assert KEY_PATTERN.match(c) and canonicalise(c) == c and normalise(c, F) == c
+
+
+# --------------------------------------------------------------------------- canonical spellings
+
+
+@pytest.mark.parametrize(
+    ("spelling", "key"),
+    [
+        ("meta-llama-3-70b-instruct", "llama-3-70b-instruct"),  # vendor prefix before a name
+        ("Meta-Llama-3-8B", "llama-3-8b"),
+        ("amazon.nova-pro-v1:0", "nova-pro"),  # vendor, Bedrock's first-version suffix
+        ("amazon-nova-pro-v1.0", "nova-pro"),
+        ("amazon/nova-pro-v1", "nova-pro"),
+        ("us.anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3.5-sonnet"),  # lone dated release
+        ("c4ai-command-r-plus-08-2024", "command-r-plus-08-2024"),
+        ("claude-4-sonnet", "claude-sonnet-4"),  # Claude 4 on: tier, then version
+        ("claude-4-1-opus", "claude-opus-4.1"),
+        ("claude-sonnet-3.7", "claude-3.7-sonnet"),  # before 4: version, then tier
+        ("claude-3-5-sonnet", "claude-3.5-sonnet"),
+        ("gemini-2.5-pro-preview-06-05", "gemini-2.5-pro-06-05"),  # preview tag before a checkpoint
+        ("gemini-3-pro-preview-11-2025", "gemini-3-pro-11-2025"),
+        ("Llama-2-70b-chat-hf", "llama-2-70b-chat"),
+        ("Qwen3 235B A22B diff, no think, Alibaba API", "qwen3-235b-a22b"),  # display-name note
+    ],
+)
+def test_canonical_spellings(spelling, key):
+    assert ident(spelling) == key
+
+
+def test_dated_base_and_thinking_budgets_are_configurations_of_one_release():
+    m = identity_map(["claude-4-1-opus-20250805-base", "claude-4-1-opus-20250805-thinking-32k"], F, {})
+    assert set(m.values()) == {"claude-opus-4.1"}
+    m = identity_map(["claude-3-7-sonnet-20250219_12K", "claude-3-7-sonnet-20250219_1K",
+                      "claude-3-7-sonnet-20250219"], F, {})
+    assert set(m.values()) == {"claude-3.7-sonnet"}
+    assert ident("gemini-2.5-flash-preview-04-17 (24K thinking)") == "gemini-2.5-flash-04-17"
+
+
+@pytest.mark.parametrize(
+    "group",
+    [
+        ["DeepSeek-V3", "DeepSeek-V3-Base"],  # a pretrained base carries no API date
+        ["gpt-4-0314", "gpt-4-32k-0314"],  # a context window is not a thinking budget
+        ["gemini-2.5-flash", "gemini-2.5-flash-preview-09-2025"],  # preview of a later checkpoint
+        ["meta-llama-3-70b", "llama-3-70b-instruct"],
+        ["llama-3.3-nemotron-super-49b-v1", "llama-3.3-nemotron-super-49b-v1.5"],
+        ["mistral-7b-instruct-v0.1", "mistral-7b-instruct-v0.2"],
+        ["claude-3-sonnet", "claude-3.5-sonnet", "claude-sonnet-4", "claude-sonnet-4.5"],
+        ["amazon-nova-pro-v1.0", "amazon-nova-lite-v1.0", "nova-2-lite"],
+    ],
+)
+def test_canonical_rules_keep_look_alikes_apart(group):
+    m = identity_map(group, F, {})
+    assert len(set(m.values())) == len(group), m
+
+
+def test_cross_source_date_rule():
+    from builder.identity import identity_maps
+
+    by_source = {
+        "arena": ["claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022", "gpt-4.1-2025-04-14"],
+        "aider": ["claude-3-5-sonnet-20241022", "gpt-4.1"],
+    }
+    maps = identity_maps(by_source, F, {})
+    # aider's lone dated release meets arena's, which has two; an undated base joins the one release
+    assert maps["aider"]["claude-3-5-sonnet-20241022"] == maps["arena"]["claude-3-5-sonnet-20241022"] \
+        == "claude-3.5-sonnet-2024-10-22"
+    assert maps["aider"]["gpt-4.1"] == maps["arena"]["gpt-4.1-2025-04-14"] == "gpt-4.1"
+    # per source (identity_map), aider alone would fold its lone release into the base
+    assert identity_map(by_source["aider"], F, {})["claude-3-5-sonnet-20241022"] == "claude-3.5-sonnet"
+    # only rated sources decide: a price list's stray dated key does not split the rated model
+    prices = {"arena": ["claude-3-7-sonnet-20250219"],
+              "litellm": ["anthropic.claude-3-7-sonnet-20240620-v1:0", "claude-3-7-sonnet-20250219"]}
+    rated = identity_maps(prices, F, {}, rated=["arena"])
+    assert rated["arena"]["claude-3-7-sonnet-20250219"] == rated["litellm"]["claude-3-7-sonnet-20250219"] \
+        == "claude-3.7-sonnet"
+    assert identity_maps(prices, F, {})["arena"]["claude-3-7-sonnet-20250219"] == "claude-3.7-sonnet-2025-02-19"
+
+
+def test_registry_pins_a_separate_release_against_effort_folding():
+    from builder.identity import registry_aliases, shipped_registry
+
+    table = registry_aliases(shipped_registry())
+    m = identity_map(["kimi-k2-thinking", "Kimi K2", "kimi-k2-0711-preview", "Kimi-K2-Instruct"], F, table)
+    assert m["kimi-k2-thinking"] == "kimi-k2-thinking"
+    assert {m["Kimi K2"], m["kimi-k2-0711-preview"], m["Kimi-K2-Instruct"]} == {"kimi-k2"}
+    assert identity_map(["kimi-k2-thinking"], F, {})["kimi-k2-thinking"] == "kimi-k2"  # the rule alone would fold it
+    # an entry written in a non-canonical form still matches the canonical spelling
+    assert identity_of("gemini-3-pro-preview-11-2025-high", F, table) == "gemini-3-pro"
+
+
+def test_registry_validation_names_file_and_entry(tmp_path):
+    from builder.errors import UserError
+    from builder.identity import read_registry
+
+    path = tmp_path / "identities.yml"
+    for text, message in [
+        ("- a\n", "expected a mapping with one key, models"),
+        ("models:\n  - {id: a, spellings: [], reason: r}\n", "models[0] (a): spellings must be a non-empty list"),
+        ("models:\n  - {id: a, spellings: [x], reason: r, link: ftp://x}\n", "link 'ftp://x' is not an http(s) URL"),
+        ("models:\n  - {id: a, spellings: [x], reason: r, note: y}\n", "models[0]: unknown field 'note'"),
+        ("models:\n  - [a]\n", "models[0]: expected a mapping"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(UserError) as err:
+            read_registry(path)
+        assert str(err.value).startswith(f"{path}: ") and message in str(err.value), str(err.value)
+        assert "\n" not in str(err.value)
+    assert read_registry(tmp_path / "missing.yml") == ()
+
+
+def test_accept_into_registry_creates_joins_and_moves_spellings(tmp_path):
+    from builder.identity import accept_into_registry, read_registry
+
+    path = tmp_path / "identities.yml"
+    assert accept_into_registry(path, {"Kimi K2": "kimi-k2"}, "same checkpoint") == 1
+    assert accept_into_registry(path, {"kimi-k2-0711-preview": "kimi-k2", "x-1": "y-1"}, "later") == 2
+    entries = {e.id: e for e in read_registry(path)}
+    assert entries["kimi-k2"].spellings == ("Kimi K2", "kimi-k2-0711-preview")
+    assert entries["kimi-k2"].reason == "same checkpoint" and entries["y-1"].reason == "later"
+    accept_into_registry(path, {"x-1": "kimi-k2"}, "moved")  # a spelling moves; an emptied entry goes
+    entries = {e.id: e for e in read_registry(path)}
+    assert set(entries) == {"kimi-k2"} and entries["kimi-k2"].spellings[-1] == "x-1"
+    assert path.read_text().startswith("# This site's identity registry")

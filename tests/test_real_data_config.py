@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,21 +17,13 @@ from builder.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Word order is the alias table's job (see the identity rules), not folding.
-REAL_ALIASES = {
-    "claude-4-sonnet": "claude-sonnet-4",
-    "claude-4-opus": "claude-opus-4",
-    "claude-4.1-opus": "claude-opus-4.1",
-    "qwen-3-coder-480b": "qwen3-coder-480b-a35b-instruct",
-}
-
 
 @pytest.fixture(scope="module")
 def real_config(tmp_path_factory, shared_data) -> Path:
     tmp = tmp_path_factory.mktemp("real")
     data = yaml.safe_load((ROOT / "site.yml").read_text())
     data["demo"] = False
-    data["aliases"] = REAL_ALIASES
+    data["aliases"] = {}  # the shipped identity rules and registry fold the real spellings
     recorded = {
         "arena": shared_data / "arena/lmarena/leaderboard-text.json",
         "arena-catalog": shared_data / "arena/lmarena/scatterplot-data.json",
@@ -109,3 +102,41 @@ def test_score_on_the_real_files(real_config):
         assert len(c["overlap"]) >= 10 and c["beta"] > 0
     orchestrator = next(b for b in snap["boards"] if b["id"] == "orchestrator")
     assert orchestrator["rows"] and orchestrator["rows"][0]["rank"] == 1
+
+
+def test_snapshot_counts_each_sources_arena_overlap_and_the_methodology_shows_it(real_config):
+    from builder.render.writer import make_env
+    from builder.snapshot import load_snapshot
+
+    result = CliRunner().invoke(main, ["--config", str(real_config), "score"])
+    assert result.exit_code == 0, result.output
+    snap = load_snapshot(next((real_config.parent / "snapshots").glob("*.json")))
+    sources = {s.name: s for s in snap.sources}
+    # the Arena anchors the overlap; price lists have no ratings to match
+    assert sources["arena"].models and sources["arena"].arena_overlap is None
+    assert sources["litellm"].models is None and sources["litellm"].arena_overlap is None
+    rows = select_rows_by_source(real_config)
+    arena = {r["identity"] for r in rows if r["feed"] == "arena/text" and r["selected"]}
+    for name in ("livebench", "aider", "epoch", "terminal-bench"):
+        mine = {r["identity"] for r in rows if r["source"] == name and r["selected"] and r["raw"] is not None}
+        assert sources[name].models == len(mine) and sources[name].arena_overlap == len(mine & arena), name
+    assert sources["terminal-bench"].arena_overlap >= 5  # enough names match; before the identity rules: 2
+    # Gemini 3 Pro (LMArena's gemini-3-pro, LiveBench's gemini-3-pro-preview-11-2025) is ranked, not new
+    orchestrator = next(b for b in snap.boards if b.id == "orchestrator")
+    assert "gemini-3-pro" in {r.identity for r in orchestrator.rows}
+    assert "gemini-3-pro" not in {r.identity for r in orchestrator.new}
+    html = make_env(ROOT / "templates").get_template("_arena_overlap.html").render({"snap": snap})
+    cells = re.findall(r"<tr><td>([^<]*)</td><td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>", html)
+    shown = {title: (int(m), int(o)) for title, m, o in cells}
+    assert shown[sources["epoch"].title] == (sources["epoch"].models, sources["epoch"].arena_overlap)
+    assert sources["arena"].title not in shown
+    # an older snapshot without the counts renders nothing
+    old = load_snapshot(ROOT / "snapshots" / "2026-11-29.json")
+    if all(s.arena_overlap is None for s in old.sources):
+        assert make_env(ROOT / "templates").get_template("_arena_overlap.html").render({"snap": old}).strip() == ""
+
+
+def select_rows_by_source(config: Path) -> list[dict]:
+    result = CliRunner().invoke(main, ["--config", str(config), "select", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)

@@ -152,20 +152,21 @@ def test_explicit_effort_suffixes_fold_into_the_base_model():
     assert [o.model for o in rows] != [o.identity for o in rows]  # records keep their spelling
 
 
-def test_a_full_date_suffix_folds_into_the_base_only_when_that_source_has_exactly_one_dated_release_for_that_base():
+def test_a_full_date_suffix_folds_into_the_base_only_when_there_is_exactly_one_dated_release_for_that_base():
     """'A full date suffix folds into the base only when that source has exactly one dated
-    release for that base.'"""
+    release for that base', counted across the sources of one selection: a lone dated
+    release meets the same dated release in a source that has two."""
     rows = select_observations([
         # arena: one dated release of claude-opus-4 (two efforts of it) -> folds.
         obs("claude-opus-4-20250514", 1410.0, source="arena", feed="arena/text"),
         obs("claude-opus-4-20250514-thinking-16k", 1420.0, source="arena", feed="arena/text"),
         # aider: two dated releases of gpt-4o -> both stay, each selected on its own.
         obs("gpt-4o-2024-11-20", 18.2), obs("gpt-4o-2024-08-06", 23.1),
-        # arena: one dated release of gpt-4o, in the same run as aider -> folds (per source).
+        # arena: one dated release of gpt-4o, but aider names two -> stays dated and meets aider's.
         obs("gpt-4o-2024-08-06", 1300.0, source="arena", feed="arena/text"),
     ], CFG)
     assert [o.identity for o in rows] == [
-        "claude-opus-4", "claude-opus-4", "gpt-4o-2024-11-20", "gpt-4o-2024-08-06", "gpt-4o",
+        "claude-opus-4", "claude-opus-4", "gpt-4o-2024-11-20", "gpt-4o-2024-08-06", "gpt-4o-2024-08-06",
     ]
     assert [o.selected for o in rows] == [False, True, True, True, True]
 
@@ -364,7 +365,7 @@ def test_aliases_join_spellings_before_selection():
     assert [o.selected for o in rows] == [False, True]
 
 
-def test_identify_sets_identity_per_source_on_any_record():
+def test_identify_sets_identity_on_any_record_counting_dated_releases_across_sources():
     from builder.records import Price
 
     prices = [
@@ -373,8 +374,12 @@ def test_identify_sets_identity_per_source_on_any_record():
         Price("openrouter", "openai/gpt-4o-2024-08-06", "openai/gpt-4o-2024-08-06", 1e-6, 2e-6, 1.25, None),
     ]
     out = identify(prices, CFG)
-    assert [p.identity for p in out] == ["gpt-4o-2024-08-06", "gpt-4o-2024-11-20", "gpt-4o"]
+    # openrouter's lone dated release stays dated: litellm names two releases of gpt-4o
+    assert [p.identity for p in out] == ["gpt-4o-2024-08-06", "gpt-4o-2024-11-20", "gpt-4o-2024-08-06"]
     assert [p.key for p in out] == [p.key for p in prices]
+    # alone, openrouter's one dated release folds into the base; the context splits it again
+    assert identify(prices[2:], CFG)[0].identity == "gpt-4o"
+    assert identify(prices[2:], CFG, [("litellm", p.model) for p in prices[:2]])[0].identity == "gpt-4o-2024-08-06"
 
 
 def test_select_rows_and_both_formats():
@@ -440,10 +445,11 @@ def test_real_aider_leaderboard():
     picks = _one_selected_per_identity(rows)
     assert picks[("aider/polyglot", "gpt-5")].model == "gpt-5 (high)"
     assert picks[("aider/polyglot", "o3")].model == "o3 (high)"
-    # Two dated chatgpt-4o-latest runs stay apart; the 223-test one is excluded.
+    # Two dated chatgpt-4o-latest runs stay apart (the registry names the release each ran
+    # on); the 223-test one is excluded.
     latest = [o for o in rows if o.model.startswith("chatgpt-4o-latest")]
     assert [(o.identity, o.selected) for o in latest] == [
-        ("chatgpt-4o-latest-2025-02-15", False), ("chatgpt-4o-latest-2025-03-29", True)]
+        ("chatgpt-4o-latest-2025-01-29", False), ("chatgpt-4o-latest-2025-03-26", True)]
     assert all(not o.selected for o in rows if o.excluded)
 
 

@@ -8,6 +8,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     arena    the ``arena`` group (simulate, fit, history, judge)
     evals    the ``evals`` group (aggregate, clarify)
     diff     what changed between two snapshots, and why
+    identities  spellings no other source matched, and the operator's registry
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -34,6 +35,7 @@ COMMANDS = {
     "evals": "builder.cli.evals:evals",
     "mcp": "builder.cli.mcp:mcp_cmd",
     "diff": "builder.cli.diff:diff_cmd",
+    "identities": "builder.cli.identities:identities_cmd",
 }
 
 

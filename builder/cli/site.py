@@ -62,10 +62,12 @@ def select_cmd(obj: Context, fmt: str, output: str | None) -> None:
     """
     cfg, base = obj.load()
     from builder.pipeline import parse_stored
-    from builder.scoring.select import select_observations, select_rows, write_select
+    from builder.scoring.select import select_observations, select_rows, spellings, write_select
 
     parsed = parse_stored(cfg, base)
-    rows = select_rows(select_observations(parsed.result.observations, cfg))
+    r = parsed.result
+    everything = spellings(r.observations)
+    rows = select_rows(select_observations(r.observations, cfg, everything))
     if output:
         with open(output, "w", encoding="utf-8", newline="") as fh:
             write_select(rows, fmt, fh)

@@ -226,7 +226,7 @@ def compute_variant(sources: Mapping[str, DemoSource], cfg: SiteConfig, day: dat
     dates (identity -> curated release date) decide which Arena battles count.
     """
     from builder.scoring.boards import ScoringInputs
-    from builder.scoring.select import identify, select_observations
+    from builder.scoring.select import identify, select_observations, spellings
 
     now = build_time_of(day)
     observations: list[Observation] = []
@@ -253,14 +253,15 @@ def compute_variant(sources: Mapping[str, DemoSource], cfg: SiteConfig, day: dat
         statuses[src.name] = FetchStatus(src.name, True, None, None, src.size, None, now, fetched, src.origin, False)
         published[src.name] = min(release_day, day)
 
-    selected = select_observations(observations, cfg)
-    models = identify(models, cfg)
+    everything = spellings(observations)
+    selected = select_observations(observations, cfg, everything)
+    models = identify(models, cfg, everything)
     metadata = {s.name for s in cfg.sources if s.kind == "metadata"}
     releases = compute_release_dates(models, metadata)
     return ScoringInputs(
         observations=tuple(o for o in selected if _released(o.identity, releases, day)),
-        prices=tuple(p for p in identify(prices, cfg) if _released(p.identity, releases, day)),
-        build_checks=tuple(c for c in identify(checks, cfg) if _released(c.identity, releases, day)),
+        prices=tuple(p for p in identify(prices, cfg, everything) if _released(p.identity, releases, day)),
+        build_checks=tuple(c for c in identify(checks, cfg, everything) if _released(c.identity, releases, day)),
         models=tuple(m for m in models if _released(m.identity, releases, day)),
         statuses=statuses,
         published=published,
@@ -278,14 +279,14 @@ def compute_arena_variant(
     None when no vote is left. The votes are cut into a temporary JSON Lines file with the
     original file's name and fitted by the real ``compute_arena_section``.
     """
-    from builder.identity import identity_of
+    from builder.identity import alias_table, identity_of
     from builder.pairwise.arena import compute_arena_section, reader_settings
     from builder.pairwise.battles import OUTCOMES, BattleFilters, write_battles_jsonl
     from builder.pairwise.scan import read_battles
 
     battles = read_battles(battles_path, BattleFilters(anony_only=cfg.arena.anony_only, max_date=day),
                            reader_settings(cfg.arena.reader))
-    ok_model = [_released(identity_of(m, cfg.folding, cfg.aliases), releases, day) for m in battles.models]
+    ok_model = [_released(identity_of(m, cfg.folding, alias_table(cfg)), releases, day) for m in battles.models]
 
     def rows() -> Iterator[dict[str, Any]]:
         for k in range(len(battles)):
@@ -310,10 +311,10 @@ def compute_evals_variant(cfg: SiteConfig, base: Path, day: date, releases: Mapp
     if not cfg.evals:
         return None
     from builder.evals.section import compute_evals_section
-    from builder.identity import identity_of
+    from builder.identity import alias_table, identity_of
 
     def released(model_id: str) -> bool:
-        return _released(identity_of(model_id, cfg.folding, cfg.aliases), releases, day)
+        return _released(identity_of(model_id, cfg.folding, alias_table(cfg)), releases, day)
 
     evals = compute_evals_section(cfg.evals, base, include=released)
     return evals if evals.suites else None

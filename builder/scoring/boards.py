@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -33,7 +34,7 @@ from typing import Any, Literal
 from pydantic import JsonValue
 
 from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
-from builder.identity import identity_of
+from builder.identity import alias_table, identity_of
 from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
 from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
 from builder.scoring.families import (
@@ -525,7 +526,16 @@ def source_dates(inputs: ScoringInputs) -> dict[str, date]:
 def compute_sources(
     inputs: ScoringInputs, cfg: SiteConfig, dates: Mapping[str, date], contributing: set[str]
 ) -> tuple[snap.Source, ...]:
-    """Every enabled configured source, credited whether or not it contributed."""
+    """Every enabled configured source, credited whether or not it contributed, with its
+    rated models and how many of them matched an Arena text rating (the overlap)."""
+    text_feeds, _ = compute_arena_feeds(inputs.observations, cfg)
+    rated: dict[str, set[str]] = defaultdict(set)
+    arena: set[str] = set()
+    for o in inputs.observations:
+        if o.selected and o.identity and o.excluded is None and o.raw is not None:
+            rated[o.source].add(o.identity)
+            if o.feed in text_feeds:
+                arena.add(o.identity)
     out = []
     for s in cfg.sources:
         if not s.enabled:
@@ -540,6 +550,8 @@ def compute_sources(
             fetched_at=st.fetched_at.isoformat() if st is not None else None,
             payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
             contributing=s.name in contributing,
+            models=len(rated[s.name]) if s.name in rated else None,
+            arena_overlap=len(rated[s.name] & arena) if s.name in rated and s.kind != "lmarena" else None,
         ))
     return tuple(out)
 
@@ -693,8 +705,9 @@ def named_elsewhere(
         spellings = {m.model for m in arena.models} | {n for c in arena.components for n in c.models}
         spellings |= {n for u in arena.unrated for n in u.models} | set(arena.winrate.models)
         spellings |= {m.model for s in arena.history for m in s.models}
+        table = alias_table(cfg)
         for name in spellings:
-            out.setdefault(identity_of(name, cfg.folding, cfg.aliases), set()).add(name)
+            out.setdefault(identity_of(name, cfg.folding, table), set()).add(name)
     if evals is not None and cfg.index.enabled:
         feeds = {b.feed for b in cfg.index.boards}
         for suite in evals.suites:

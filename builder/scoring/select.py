@@ -8,9 +8,11 @@ among the rows that are not excluded: the highest published raw score rather tha
 average over reasoning efforts; on a raw tie the latest publication date, then the
 lexicographically greatest spelling (as published, before folding), then the greatest URL.
 Rows that compare equal on all four keep input order (the first wins). Identities come
-from ``builder.identity.identity_map``, one source at a time, so effort suffixes and a
-source's lone dated release fold into the base while versions, tiers, sizes and checkpoint
-ids stay apart. The chosen spelling can differ between sources.
+from ``builder.identity.identity_maps`` over every source at once (with the shipped and the
+site's identity registry and ``site.yml: aliases``), so effort suffixes fold into the base,
+a lone dated release folds into the base when no source names another dated release of it,
+and versions, tiers, sizes and checkpoint ids stay apart. The chosen spelling can differ
+between sources.
 
 Two per-source steps run before that rule, within one spelling:
 
@@ -39,7 +41,7 @@ from typing import Any, TextIO, TypeVar
 
 from builder.config import SiteConfig
 from builder.errors import UserError
-from builder.identity import identity_map
+from builder.identity import alias_table, identity_maps
 from builder.records import Observation
 from builder.util.text import neutralise_formula
 
@@ -56,18 +58,29 @@ R = TypeVar("R")
 # --------------------------------------------------------------------------- identities
 
 
-def identify(records: Iterable[R], cfg: SiteConfig) -> list[R]:
+def spellings(*groups: Iterable[Any]) -> list[tuple[str, str]]:
+    """``(source, spelling)`` of every record in ``groups``: the context of ``identify``."""
+    return [(r.source, r.model) for g in groups for r in g]
+
+
+def identify(records: Iterable[R], cfg: SiteConfig, context: Iterable[tuple[str, str]] = ()) -> list[R]:
     """Set ``identity`` on Price / BuildCheck / ModelInfo / Observation records.
 
     Any record with ``.source``, ``.model`` and ``.replace(identity=...)`` works. Folding
-    runs per source (the date rule counts one source's dated releases). Returns a new list
-    in input order.
+    runs per source; the date rule counts dated releases across these records' sources, or,
+    when ``context`` is given (``(source, spelling)`` of the build's rated observations),
+    across the context's sources, so one build folds prices and ratings alike. Returns a new
+    list in input order.
     """
     items = list(records)
+    pairs = list(context)
     by_source: dict[str, list[str]] = defaultdict(list)
     for r in items:
         by_source[r.source].append(r.model)  # type: ignore[attr-defined]
-    maps = {s: identity_map(names, cfg.folding, cfg.aliases) for s, names in by_source.items()}
+    for source, spelling in pairs:
+        by_source[source].append(spelling)
+    rated = {source for source, _ in pairs} if pairs else None
+    maps = identity_maps(by_source, cfg.folding, alias_table(cfg), rated)
     return [r.replace(identity=maps[r.source][r.model]) for r in items]  # type: ignore[attr-defined]
 
 
@@ -186,7 +199,8 @@ def _source_kind(cfg: SiteConfig, name: str) -> str | None:
         return None
 
 
-def select_observations(observations: Sequence[Observation], cfg: SiteConfig) -> list[Observation]:
+def select_observations(observations: Sequence[Observation], cfg: SiteConfig,
+                        context: Iterable[tuple[str, str]] = ()) -> list[Observation]:
     """Fill in ``identity``, ``selected`` and ``reason`` on every observation.
 
     ``observations``: every parsed observation, any sources and feeds, excluded rows
@@ -194,9 +208,9 @@ def select_observations(observations: Sequence[Observation], cfg: SiteConfig) ->
     identity) at most one row has ``selected=True`` (none when every row is excluded).
     A selected row's reason says how many rows it was chosen from; every other row's
     reason says why it does not count: its exclusion, or which row beat it and on which
-    key.
+    key. ``context``: the rated ``(source, spelling)`` pairs for the date rule (``identify``).
     """
-    obs = identify(observations, cfg)
+    obs = identify(observations, cfg, context)
     groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for i, o in enumerate(obs):
         groups[(o.source, o.feed, o.identity)].append(i)

@@ -100,6 +100,16 @@ class Source(SnapshotModel):
     fetched_at: IsoDateTime | None = Field(description="Time of the last fetch attempt; null: never fetched.")
     payload_fetched_at: IsoDateTime | None = Field(description="When the payload in use was fetched.")
     contributing: bool = Field(description="Its evidence shows up on a published board, pick or stack.")
+    models: int | None = Field(
+        default=None,
+        description="Distinct model identities with a counted observation of this source; null: a source "
+        "without ratings (prices, metadata) or an older snapshot.",
+    )
+    arena_overlap: int | None = Field(
+        default=None,
+        description="Of ``models``, how many also have an Arena text rating (the identities that matched the "
+        "Arena; a calibration fits on these); null for the Arena itself and where ``models`` is null.",
+    )
 
 
 # --------------------------------------------------------------------------- evidence

@@ -58,6 +58,7 @@ def render_methodology(w: SiteWriter) -> None:
     slots = {
         "role-weights": env.get_template("_role_weights.html").render(slot_ctx),
         "worked-example": env.get_template("_worked_example.html").render(slot_ctx),
+        "arena-overlap": env.get_template("_arena_overlap.html").render(slot_ctx),
         "uncertainty-settings": env.get_template("_uncertainty_method.html").render(
             {**slot_ctx, "u": snap.uncertainty if snap else None}),
     }
