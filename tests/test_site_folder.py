@@ -169,3 +169,12 @@ def test_an_evals_only_site_builds_and_saves_its_snapshot(tmp_path):
     assert suites["agent"]["boards"]["includes"]["rows"][0]["mean_score"] == pytest.approx(0.25)
     page = (site / "site" / "evals" / "agent" / "index.html").read_text(encoding="utf-8")
     assert "mockllm/model" in page
+
+
+def test_new_sites_workflows_pass_actionlint(tmp_path):
+    from test_workflows import _actionlint
+
+    site = write_site_folder(tmp_path / "lint", empty=False)
+    files = sorted((site / ".github" / "workflows").glob("*.yml"))
+    assert [f.name for f in files] == ["pages.yml", "refresh.yml"]
+    assert _actionlint(*files) == []
