@@ -453,7 +453,7 @@ class SiteConfig(Strict):
     aliases: dict[str, str] = Field(default_factory=dict)
     "Spelling (after case/separator folding) -> identity key, for names that differ across sources."
     families: dict[str, FamilyConfig]
-    "Rating families and the feeds that make them."
+    "Rating families and the feeds that make them (``source/feed``, or ``evals/<suite id>`` for an eval suite)."
     roles: dict[str, RoleConfig]
     "Roles and their family weights."
     boards: list[BoardConfig]
@@ -495,9 +495,14 @@ class SiteConfig(Strict):
         for i, b in enumerate(self.boards):
             if b.role not in self.roles:
                 errors.append(f"boards.{i}.role: unknown role {b.role!r}")
+        suites = {s.id for s in self.evals}
         for fam_id, family in self.families.items():
             for feed in family.feeds:
-                if feed.split("/", 1)[0] not in names:
+                head, _, tail = feed.partition("/")
+                if head == "evals" and "evals" not in names:  # an eval suite as a source: evals/<suite id>
+                    if tail not in suites:
+                        errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured eval suite")
+                elif head not in names:
                     errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured source")
         if errors:
             raise ValueError("; ".join(errors))

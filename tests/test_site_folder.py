@@ -178,3 +178,51 @@ def test_new_sites_workflows_pass_actionlint(tmp_path):
     files = sorted((site / ".github" / "workflows").glob("*.yml"))
     assert [f.name for f in files] == ["pages.yml", "refresh.yml"]
     assert _actionlint(*files) == []
+
+
+# --------------------------------------------------------------------------- an eval suite as a family's source
+
+
+def test_a_family_feed_names_an_eval_suite_or_is_refused(tmp_path):
+    text = (ROOT / "site.yml").read_text(encoding="utf-8")
+    bad = text.replace("feeds: [arena/coding, aider/polyglot, livebench/coding]",
+                       "feeds: [arena/coding, aider/polyglot, livebench/coding, evals/no-such-suite]")
+    assert bad != text
+    (tmp_path / "site.yml").write_text(bad, encoding="utf-8")
+    with pytest.raises(UserError, match=r"'evals/no-such-suite' names no configured eval suite"):
+        load_config(tmp_path / "site.yml")
+
+
+def test_eval_suite_observations_are_the_suites_means_in_percent():
+    from datetime import date
+
+    from builder.evals.section import compute_evals_section
+    from builder.scoring.boards import eval_suite_observations
+
+    cfg, base = load_config(ROOT / "site.yml")
+    coding = cfg.families["coding"].model_copy(update={"feeds": [*cfg.families["coding"].feeds, "evals/demo-suite"]})
+    cfg = cfg.model_copy(update={"families": {**cfg.families, "coding": coding}})
+    suite = next(s for s in cfg.evals if s.id == "demo-suite").model_copy(update={"bootstrap": 20})
+    evals = compute_evals_section([suite], base)
+    obs = eval_suite_observations(cfg, evals, date(2026, 11, 30))
+    rows = {r.model_id: r.mean_score for r in evals.suites[0].rows}
+    assert {o.model: o.raw for o in obs} == pytest.approx({m: 100 * v for m, v in rows.items()})
+    assert all(o.feed == "evals/demo-suite" and o.percent and o.selected and o.identity for o in obs)
+    # a suite no family names gives no observation
+    assert eval_suite_observations(load_config(ROOT / "site.yml")[0], evals, date(2026, 11, 30)) == []
+
+
+@pytest.mark.slow
+def test_an_eval_suite_feeds_a_role_board_family_in_a_build(tmp_path):
+    site = write_site_folder(tmp_path / "fam", empty=False)
+    text = (site / "site.yml").read_text(encoding="utf-8")
+    (site / "site.yml").write_text(text.replace(
+        "feeds: [arena/coding, aider/polyglot, livebench/coding]",
+        "feeds: [arena/coding, aider/polyglot, livebench/coding, evals/demo-suite]"), encoding="utf-8")
+    proc = _run("build", cwd=site)
+    assert proc.returncode == 0, proc.stderr
+    snap = json.loads(max((site / "snapshots").glob("*.json")).read_text(encoding="utf-8"))
+    fit = next(c for c in snap["calibration"] if c["feed"] == "evals/demo-suite")
+    assert fit["used"] and len(fit["overlap"]) >= 10
+    board = next(b for b in snap["boards"] if b["id"] == "mid-tier")
+    assert any("evals:demo-suite" in r["evaluators"] for r in board["rows"])
