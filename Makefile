@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NPM    ?= npm
 
-.PHONY: site test lint install install-test browser golden snapshots bench clean
+.PHONY: site test lint install install-test browser golden snapshots bench clean wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	else $(BIN)/python -m playwright install chromium; fi
 
+## wheel: a self-contained wheel in dist/ (D3 from node_modules goes inside it: see setup.py)
+wheel: $(BIN)/python
+	$(NPM) ci --no-audit --no-fund
+	$(BIN)/python -m pip wheel --no-deps -q -w dist .
+
 ## test: install what the tests need, run the checks (lint), then the whole suite
 test: install-test
 	$(MAKE) --no-print-directory lint
@@ -56,4 +61,4 @@ bench: $(BIN)/python
 	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf site .modelboards .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf site .modelboards .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist

@@ -336,16 +336,28 @@ class EvalSuiteConfig(Strict):
     "Suite title."
     kind: Literal["aggregate", "clarify"] = "aggregate"
     "aggregate: EvalRun files; clarify: clarification run directories scored with TKQR/ORA."
+    format: Literal["modelboards", "lm-eval-harness", "inspect"] = "modelboards"
+    """What the files of an aggregate suite are: ``modelboards`` (JSON Lines / CSV / JSON records of
+    model_id, task_id, metric_name, score), ``lm-eval-harness`` (``--output_path`` folders written
+    with ``--log_samples``) or ``inspect`` (Inspect AI ``.eval`` / ``.json`` logs). Each sample of a
+    tool's output is one task of the suite (``builder.evals.harness``)."""
     paths: list[str]
-    "Files or folders, relative to package data or absolute."
+    "Files or folders, relative to site.yml's folder, else to package data, or absolute."
     metric: str | None = None
-    "Metric shown on the board (default: the first one found)."
+    """Metric shown on the board (default: the first one found); for ``lm-eval-harness`` also the
+    metric read per task when the task has it (default: acc, then exact_match, acc_norm, ...)."""
     bootstrap: int = 500
     "Bootstrap rounds."
     seed: int = 42
     "Bootstrap seed."
     description: str = ""
     "Shown above the suite's table."
+
+    @model_validator(mode="after")
+    def _format_of_aggregate_only(self) -> EvalSuiteConfig:
+        if self.kind == "clarify" and self.format != "modelboards":
+            raise ValueError(f"format {self.format!r} applies to aggregate suites only (clarify reads run folders)")
+        return self
 
 
 IndexFamily = Literal["general", "coding", "agent", "reasoning"]
@@ -443,7 +455,7 @@ class SiteConfig(Strict):
     "overrides the shipped identity registry and the site's identities.yml."
     _base_dir: Path | None = PrivateAttr(default=None)
     families: dict[str, FamilyConfig]
-    "Rating families and the feeds that make them."
+    "Rating families and the feeds that make them (``source/feed``, or ``evals/<suite id>`` for an eval suite)."
     roles: dict[str, RoleConfig]
     "Roles and their family weights."
     boards: list[BoardConfig]
@@ -485,9 +497,14 @@ class SiteConfig(Strict):
         for i, b in enumerate(self.boards):
             if b.role not in self.roles:
                 errors.append(f"boards.{i}.role: unknown role {b.role!r}")
+        suites = {s.id for s in self.evals}
         for fam_id, family in self.families.items():
             for feed in family.feeds:
-                if feed.split("/", 1)[0] not in names:
+                head, _, tail = feed.partition("/")
+                if head == "evals" and "evals" not in names:  # an eval suite as a source: evals/<suite id>
+                    if tail not in suites:
+                        errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured eval suite")
+                elif head not in names:
                     errors.append(f"families.{fam_id}.feeds: {feed!r} names no configured source")
         if errors:
             raise ValueError("; ".join(errors))

@@ -9,6 +9,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     evals    the ``evals`` group (aggregate, clarify)
     diff     what changed between two snapshots, and why
     identities  spellings no other source matched, and the operator's registry
+    new      start a site folder (site.yml, content/, templates/, workflows) that builds offline
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -36,6 +37,7 @@ COMMANDS = {
     "mcp": "builder.cli.mcp:mcp_cmd",
     "diff": "builder.cli.diff:diff_cmd",
     "identities": "builder.cli.identities:identities_cmd",
+    "new": "builder.cli.new:new_cmd",
 }
 
 

@@ -24,7 +24,7 @@ from builder.evals.clarify import (
     compute_clarify_summary,
     read_clarify_scores,
 )
-from builder.evals.io import read_eval_runs
+from builder.evals.harness import EVAL_FORMATS
 from builder.evals.report import (
     render_clarify_json,
     render_clarify_markdown,
@@ -33,7 +33,7 @@ from builder.evals.report import (
     write_json,
     write_text,
 )
-from builder.evals.section import find_eval_files
+from builder.evals.section import read_runs_as
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,15 +51,21 @@ def evals() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the bootstrap.")
 @click.option("--weighted", is_flag=True, help="Weight tasks by their 'weight' field (default: equal weights).")
 @click.option("--stratified", is_flag=True, help="Resample tasks within their category.")
+@click.option("--format", "fmt", type=click.Choice(EVAL_FORMATS), default="modelboards", show_default=True,
+              help="What FILES are: ModelBoards records, lm-evaluation-harness output folders (--log_samples) "
+                   "or Inspect AI logs (.eval / .json); a tool's samples become the tasks.")
+@click.option("--metric", default=None,
+              help="lm-eval-harness: the metric read per task when it has it [default: acc, exact_match, ...].")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the JSON report here.")
 @click.option("--markdown", "md_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the markdown leaderboard table(s) here.")
 def aggregate_cmd(files: tuple[Path, ...], b: int, alpha: float, seed: int, weighted: bool, stratified: bool,
-                  json_out: Path | None, md_out: Path | None) -> None:
-    """Aggregate EvalRun records (JSONL, CSV or JSON FILES, or folders of them) into one board
-    per metric. Prints the leaderboard and the paired differences."""
-    runs = read_eval_runs(find_eval_files(list(files)))
+                  fmt: str, metric: str | None, json_out: Path | None, md_out: Path | None) -> None:
+    """Aggregate EvalRun records (JSONL, CSV or JSON FILES, or folders of them; or a tool's
+    output with --format) into one board per metric. Prints the leaderboard and the paired
+    differences."""
+    runs = read_runs_as(fmt, list(files), metric)
     if not runs:
         raise UserError(f"{', '.join(map(str, files))}: no eval records")
     reports = compute_eval_reports(runs, b=b, alpha=alpha, seed=seed, weighted=weighted, stratified=stratified)

@@ -178,7 +178,7 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
     were refused).
     """
     from builder.render.site import render_site, write_site_atomically
-    from builder.render.writer import find_dir
+    from builder.util.dirs import layered_dirs
 
     cfg, base = obj.load()
     config_path = Path(obj.config_path).resolve()
@@ -217,7 +217,9 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
 
     rebuild()
     stop = threading.Event()
-    watched = [find_dir(base, "content"), find_dir(base, "templates"), config_path]
+    # the site's own folders even before they exist, then the package's (per-file overrides)
+    watched = [base / "content", base / "templates", *layered_dirs(None, "content"),
+               *layered_dirs(None, "templates"), config_path]
     watcher = threading.Thread(target=watch, args=(watched, rebuild, stop), daemon=True)
     watcher.start()
     click.echo(f"serving {out} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")

@@ -41,8 +41,9 @@ from builder.evals.clarify import (
     compute_clarify_summary,
     read_clarify_scores,
 )
-from builder.evals.io import FORMATS, read_eval_runs
-from builder.evals.records import ClarifySummary
+from builder.evals.harness import EvalFormat, read_inspect_runs, read_lm_eval_runs
+from builder.evals.io import FORMATS, check_eval_runs, read_eval_runs
+from builder.evals.records import ClarifySummary, EvalRun
 from builder.evals.report import render_markdown
 from builder.snapshot.models import Evals, EvalSuite
 
@@ -60,6 +61,22 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
         else:
             raise UserError(f"{p}: no such eval file or folder")
     return out
+
+
+def read_runs_as(fmt: EvalFormat | str, paths: Sequence[Path], metric: str | None = None) -> tuple[EvalRun, ...]:
+    """EvalRun records from ``paths`` (files or folders) written in ``fmt``: ``modelboards``
+    (JSONL / CSV / JSON records), ``lm-eval-harness`` (output folders) or ``inspect`` (logs);
+    ``metric`` is the metric read per lm-eval task when it has it. Raises UserError."""
+    if fmt == "modelboards":
+        return read_eval_runs(find_eval_files(paths))
+    if fmt == "lm-eval-harness":
+        runs = read_lm_eval_runs(paths, metric)
+    elif fmt == "inspect":
+        runs = read_inspect_runs(paths)
+    else:
+        raise UserError(f"unknown eval format {fmt!r} (expected modelboards, lm-eval-harness or inspect)")
+    check_eval_runs(runs)
+    return runs
 
 
 def compute_evals_section(
@@ -80,10 +97,9 @@ def read_suite_files(suite: EvalSuiteConfig, base: Path | None) -> None:
     if suite.kind == "clarify":
         read_clarify_scores(paths)
         return
-    files = find_eval_files(paths)
-    if not files:
+    if suite.format == "modelboards" and not find_eval_files(paths):
         raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
-    read_eval_runs(files)
+    read_runs_as(suite.format, paths, suite.metric)
 
 
 def _summary(s: ClarifySummary) -> dict[str, Any]:
@@ -110,10 +126,10 @@ def compute_suite_section(
             "models": {m: _summary(s) for m, s in compute_clarify_summaries(scores).items()},
         }
     else:
-        files = find_eval_files(paths)
-        if not files:
+        if suite.format == "modelboards" and not find_eval_files(paths):
             raise UserError(f"evals suite {suite.id!r}: no eval files under {', '.join(map(str, paths))}")
-        runs = tuple(r for r in read_eval_runs(files) if include is None or include(r.model_id))
+        runs = tuple(r for r in read_runs_as(suite.format, paths, suite.metric)
+                     if include is None or include(r.model_id))
         if not runs and include is not None:
             return None
     if not runs:

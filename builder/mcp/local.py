@@ -35,7 +35,7 @@ import yaml
 from builder.api.models import API_VERSION, ApiDocuments
 from builder.config import SiteConfig
 from builder.errors import UserError
-from builder.util.dirs import find_dir
+from builder.util.dirs import find_file
 from builder.util.snapshot_files import list_snapshots
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def read_inputs(cfg: SiteConfig, base: Path, snapshot_path: Path, snapshots_dir:
                 continue
             seen.add(resolved)
             history.append(_read(p))
-    methodology_path = find_dir(base, "content") / "methodology.md"
+    methodology_path = find_file(base, "content", "methodology.md")
     methodology = _read(methodology_path) if methodology_path.is_file() else None
     return LocalInputs(snapshot=snapshot, history=tuple(history), methodology=methodology,
                        config=cfg.model_dump_json())

@@ -28,12 +28,13 @@ from urllib.parse import urlsplit
 from builder.config import SiteConfig
 from builder.render.exports import board_attribution
 from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
-from builder.render.markdown import read_content_dir
+from builder.render.markdown import ContentPage, read_content_dir
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
-from builder.render.writer import Page, SiteWriter, Snap, copy_static, find_dir, make_env
+from builder.render.writer import Page, SiteWriter, Snap, copy_static, make_env
 from builder.snapshot import check_guards, validate_snapshot
 from builder.snapshot.attempt import RefreshAttempt, apply_attempt
+from builder.util.dirs import layered_dirs
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
@@ -72,8 +73,11 @@ def render_site(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     base_url = _normalise_base_url(base_url or cfg.site.url)
-    templates = find_dir(base, "templates")
-    content = read_content_dir(find_dir(base, "content"))
+    # Per file: the site's templates/, static/ and content/ files first, the package's for the rest.
+    templates = layered_dirs(base, "templates")
+    content: dict[str, ContentPage] = {}
+    for folder in reversed(layered_dirs(base, "content")):
+        content.update(read_content_dir(folder))
     # A snapshot from before the single-source rule is shown under it (builder.render.legacy),
     # then with each source's status as of the latest attempt; its download stays as saved.
     snap = snapshot
@@ -114,7 +118,7 @@ def render_site(
         "movement_hidden": movement_hidden,
         "has_feed": any(p.key == "changes" for p in chosen),
     })
-    copy_static(templates / "static", out / "static")
+    copy_static([t / "static" for t in templates], out / "static")
     for page in chosen:
         page.render(w)
     day = snap.date if snap else None

@@ -113,15 +113,20 @@ class SiteWriter:
         return value
 
 
-def make_env(templates: Path) -> jinja2.Environment:
+def make_env(templates: Path | Sequence[Path]) -> jinja2.Environment:
     """The jinja2 environment: autoescape everywhere, undefined names are errors.
+
+    ``templates`` is one folder or several, looked up per file in order (a site's folder
+    first, then the package's: ``builder.util.dirs.layered_dirs``), so a site overrides one
+    template and takes every other from the package.
 
     One per templates folder in a process, so a second render reuses the compiled templates
     (compiling them all takes about 0.7 s), and the compiled code is kept across processes in
     ``_TemplateCache``; jinja2 compiles a template again when its file has changed since
     (``auto_reload``, and the source checksum of each cached template).
     """
-    return _env_for(str(Path(templates).resolve()))
+    dirs = [templates] if isinstance(templates, (str, Path)) else list(templates)
+    return _env_for(tuple(str(Path(d).resolve()) for d in dirs))
 
 
 _ENV_OPTIONS: dict[str, Any] = {"autoescape": True, "trim_blocks": True, "lstrip_blocks": True,
@@ -154,9 +159,10 @@ def _template_cache(env: jinja2.Environment) -> _TemplateCache | None:
 
 
 @functools.cache
-def _env_for(templates: str) -> jinja2.Environment:
+def _env_for(templates: str | tuple[str, ...]) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates),
+        # FileSystemLoader over several folders: the first that has a template wins.
+        loader=jinja2.FileSystemLoader([templates] if isinstance(templates, str) else list(templates)),
         auto_reload=True,
         undefined=jinja2.StrictUndefined,
         finalize=finalize_value,  # bidi controls from upstream never reach a page
@@ -169,9 +175,13 @@ def _env_for(templates: str) -> jinja2.Environment:
     return env
 
 
-def copy_static(src: Path, dst: Path) -> None:
-    if src.is_dir():
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+def copy_static(src: Path | Sequence[Path], dst: Path) -> None:
+    """Copy ``static/`` folders into ``dst``, per file: with several (the site's first, then the
+    package's), a file in an earlier folder replaces the same path from a later one."""
+    srcs = [src] if isinstance(src, (str, Path)) else list(src)
+    for folder in reversed(srcs):
+        if Path(folder).is_dir():
+            shutil.copytree(folder, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"), dirs_exist_ok=True)
 
 
 def md(page: ContentPage | None, root: str) -> str:

@@ -23,6 +23,7 @@ Board rules (all thresholds from ``site.yml``'s ``prices`` and ``flagship`` sect
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import defaultdict
@@ -717,6 +718,40 @@ def named_elsewhere(
     return out
 
 
+EVALS_SOURCE = "evals"
+"The source name of the observations an eval suite gives a family (feed ``evals/<suite id>``)."
+
+
+def eval_suite_observations(cfg: SiteConfig, evals: snap.Evals | None, day: date) -> list[Observation]:
+    """One observation per model of each eval suite a family names (``evals/<suite id>``): the
+    model's mean score on the suite's shown metric, in percent (0-100), dated ``day``. They
+    are calibrated and weighed like any source's rows (identity and selection included)."""
+    from builder.scoring.select import select_observations
+
+    wanted = {f for fam in cfg.families.values() for f in fam.feeds if f.startswith(f"{EVALS_SOURCE}/")}
+    out: list[Observation] = []
+    for suite in evals.suites if evals is not None else ():
+        feed = f"{EVALS_SOURCE}/{suite.id}"
+        if feed not in wanted:
+            continue
+        for row in suite.rows:
+            out.append(Observation(
+                source=EVALS_SOURCE, feed=feed, evaluator=f"{EVALS_SOURCE}:{suite.id}", model=row.model_id,
+                raw=100.0 * row.mean_score, date=day, url="", percent=True,
+                details={"metric": suite.metric, "tasks": row.tasks_completed}))
+    return select_observations(out, cfg) if out else []
+
+
+def with_eval_observations(
+    inputs: ScoringInputs, cfg: SiteConfig, evals: snap.Evals | None, day: date
+) -> ScoringInputs:
+    """``inputs`` with the eval-suite observations the families ask for added (the same when none)."""
+    extra = eval_suite_observations(cfg, evals, day)
+    if not extra:
+        return inputs
+    return dataclasses.replace(inputs, observations=(*inputs.observations, *extra))
+
+
 def compute_snapshot(
     inputs: ScoringInputs,
     cfg: SiteConfig,
@@ -733,6 +768,7 @@ def compute_snapshot(
 
     ``demo`` defaults to ``cfg.demo``; ``backfill`` describes a demo-history day.
     """
+    inputs = with_eval_observations(inputs, cfg, evals, as_utc(now).date())
     scored = compute_scored_boards(inputs, cfg, now, previous, named_elsewhere(cfg, arena, evals))
     index = compute_index_section(scored.observations, scored.models, evals, scored.date, cfg.index) \
         if cfg.index.enabled else None

@@ -34,8 +34,11 @@ def sources_ok(snapshot: Snapshot) -> int:
 
 
 def has_rows(snapshot: Snapshot) -> bool:
-    """Some board has a ranked row."""
-    return any(b.rows for b in snapshot.boards)
+    """Some board has a ranked row; a site without role boards (eval suites only) counts its
+    eval suites' rows instead."""
+    if snapshot.boards:
+        return any(b.rows for b in snapshot.boards)
+    return snapshot.evals is not None and any(s.rows for s in snapshot.evals.suites)
 
 
 def dump_snapshot(snapshot: Snapshot) -> str:

@@ -1,7 +1,10 @@
 """The bar-chart race page (``/race/``): the race documents of ``builder.charts.race`` animated with D3.
 
-The page writes ``data/race/boards.json`` and ``data/race/arena.json`` and copies D3 v7
-(``node_modules/d3``, from ``npm ci``) into ``static/vendor/``; the chart pages use that copy.
+The page writes ``data/race/boards.json`` and ``data/race/arena.json`` and copies D3 v7 into
+``static/vendor/``; the chart pages use that copy. D3 comes from the copy an installed wheel
+carries (``builder/_vendor/``, put there by the wheel's build step from the npm package at the
+version package.json pins, with its licence), else from ``node_modules/d3`` (``npm ci``) beside
+site.yml, else from the repository's ``node_modules``.
 """
 
 from __future__ import annotations
@@ -19,14 +22,27 @@ log = logging.getLogger(__name__)
 REPO_ROOT = Path(__file__).resolve().parents[3]
 D3_DIST = Path("node_modules") / "d3" / "dist" / "d3.min.js"
 "D3 v7 from the npm package (``npm ci``); the build copies it into the site."
+D3_VENDOR = Path(__file__).resolve().parents[2] / "_vendor" / "d3.min.js"
+"The wheel's own copy of D3 (its licence beside it as ``d3.LICENSE``); absent in a checkout."
 D3_SITE_PATH = "static/vendor/d3.min.js"
 
 
 
 def find_d3(base: Path | None = None) -> Path | None:
-    """``node_modules/d3/dist/d3.min.js`` beside ``base`` (site.yml's folder), else the repository's."""
+    """The wheel's ``builder/_vendor/d3.min.js``, else ``node_modules/d3/dist/d3.min.js`` beside
+    ``base`` (site.yml's folder), else the repository's; None when none exists."""
+    if D3_VENDOR.is_file():
+        return D3_VENDOR
     for root in ([Path(base)] if base is not None else []) + [REPO_ROOT]:
         p = root / D3_DIST
+        if p.is_file():
+            return p
+    return None
+
+
+def _d3_licence(src: Path) -> Path | None:
+    """The ISC licence that travels with ``src``: the vendored ``d3.LICENSE`` or the npm package's."""
+    for p in (src.with_name("d3.LICENSE"), src.parents[1] / "LICENSE"):
         if p.is_file():
             return p
     return None
@@ -40,8 +56,8 @@ def copy_d3(out_site_dir: Path, base: Path | None = None) -> Path | None:
     dst = Path(out_site_dir) / D3_SITE_PATH
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
-    licence = src.parents[1] / "LICENSE"
-    if licence.is_file():
+    licence = _d3_licence(src)
+    if licence is not None:
         shutil.copyfile(licence, dst.with_name("d3.LICENSE.txt"))
     return dst
 
@@ -64,7 +80,8 @@ def render_race_page(
     w.file(ARENA_JSON, dump_race_doc(arena_doc))
     d3 = copy_d3(w.out, base)
     if d3 is None:
-        log.warning("race page: %s not found (run `npm ci`); the page shows tables only", D3_DIST)
+        log.warning("race page: D3 not found (neither in the package nor %s; run `npm ci`); "
+                    "the page shows tables only", D3_DIST)
     choices = [{"id": b["id"], "title": b["title"], "frames": len(b["frames"])}
                for b in boards_doc["boards"] if b["frames"]]
     if arena_doc["frames"]:
