@@ -256,6 +256,7 @@ def build(
 
     check_base_url(base_url)  # before anything is fetched or written
     out = out or base / "site"
+    check_out(cfg, base, out, snapshots_dir)
     with project_lock(base, cfg.fetch.lock_timeout):
         recover_site(out)  # a site a killed build left renamed away is back before anything else
         return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
@@ -359,6 +360,20 @@ def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bo
                       payload_fetched_at=s.payload_fetched_at)
         for s in statuses
     ))  # fmt: skip
+
+
+def check_out(cfg: SiteConfig, base: Path, out: Path, snapshots_dir: Path | None = None) -> Path:
+    """Refuse an ``--out`` the site swap must not replace (``builder.util.outdir``): the
+    project folder, the snapshots folder, the payload store, ``$HOME``, ``/``, or any folder
+    that is neither empty nor a site this tool wrote. One line, exit code 2."""
+    from builder.fetch import store_path
+    from builder.util.outdir import check_out_dir
+
+    snaps = snapshots_dir or snapshots_path(cfg, base)
+    store = store_path(cfg, base)
+    return check_out_dir(out, protected=[("the project folder (site.yml's)", base), ("the snapshots folder", snaps),
+                                         ("the payload store", store)],
+                         inside=[("the snapshots folder", snaps), ("the payload store", store)])
 
 
 def check_base_url(base_url: str | None) -> None:

@@ -125,10 +125,12 @@ def render_cmd(obj: Context, snapshot_path: Path, out: Path | None, now: str | N
     Earlier snapshots in the same folder (and in snapshots_dir) fill the archive and the
     method changelog. The output folder is swapped in whole.
     """
+    from builder.pipeline import check_out
     from builder.util.lock import project_lock
 
     cfg, base = obj.load()
     out = out or base / "site"
+    check_out(cfg, base, out)  # before the lock: a refused folder is one line, nothing touched
     with project_lock(base, cfg.fetch.lock_timeout):
         warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
     click.echo(f"site written to {out}")
@@ -177,12 +179,13 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
     A banner on every page lists the build's warnings (for example why the live boards
     were refused).
     """
+    from builder.pipeline import check_out
     from builder.render.site import render_site, write_site_atomically
     from builder.render.writer import find_dir
 
     cfg, base = obj.load()
     config_path = Path(obj.config_path).resolve()
-    out = (out or base / ".modelboards" / "preview").resolve()
+    out = check_out(cfg, base, out or base / ".modelboards" / "preview")
     handler = functools.partial(_QuietHandler, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)  # bind first: --port 0 picks one
     url = base_url or f"http://127.0.0.1:{server.server_address[1]}/"
