@@ -426,6 +426,23 @@ class FetchSettings(Strict):
     "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
 
 
+class LimitsConfig(Strict):
+    """Caps on what one upstream payload may hold: a row over a cap is excluded with the reason,
+    a payload over ``max_models`` (or published in the future) fails its source with the reason,
+    so an absurd value never reaches scoring, the snapshot or the site."""
+
+    max_rating: float = Field(default=1_000_000.0, gt=0)
+    "Largest magnitude of a published score or rating (any scale): a row beyond it is excluded."
+    max_price: float = Field(default=100_000.0, gt=0)
+    "Largest price, USD per million tokens (input, output or blended) or per build: a row beyond it is excluded."
+    max_name_length: int = Field(default=200, ge=8)
+    "Longest model name, in characters after cleaning: a longer row is excluded (its name cut to this length)."
+    max_models: int = Field(default=20_000, ge=1)
+    "Most distinct model names one payload may hold: more fails the source."
+    future_days: int = Field(default=1, ge=0)
+    "A date after today (UTC) plus this many days: the row is excluded (a publication date: the source fails)."
+
+
 class ChangesConfig(Strict):
     score_threshold: float = Field(default=10.0, gt=0)
     "The What changed page lists a score move when a board row's unrounded R moved by at least this (Arena points)."
@@ -468,6 +485,8 @@ class SiteConfig(Strict):
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
     changes: ChangesConfig = Field(default_factory=ChangesConfig)
     "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    "Caps on upstream values: ratings, prices, dates, name lengths, models per payload."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:

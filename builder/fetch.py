@@ -76,7 +76,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import tenacity
 
-from builder.config import FetchSettings, SiteConfig, SourceConfig
+from builder.config import FetchSettings, LimitsConfig, SiteConfig, SourceConfig
 from builder.errors import UserError
 from builder.records import FetchStatus, Payload
 from builder.store import (
@@ -544,7 +544,7 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
 # --------------------------------------------------------------------------- payload check
 
 
-def check_payload(payload: Payload, source: SourceConfig) -> None:
+def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> None:
     """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload,
     or FetchError("implausible payload: ...") unless it yields ``source.min_records`` usable records.
 
@@ -557,7 +557,7 @@ def check_payload(payload: Payload, source: SourceConfig) -> None:
     try:
         from builder.sources import parse_payload
 
-        result = parse_payload(payload, source)
+        result = parse_payload(payload, source, limits)
     except UserError as exc:
         if _is_local(source):  # the operator's own file: one clear line, exit code 2
             raise
@@ -591,7 +591,7 @@ def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:
 
 def _fetch_one(
     client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool,
-    now: datetime
+    now: datetime, limits: LimitsConfig | None = None
 ) -> FetchStatus:
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
@@ -602,7 +602,7 @@ def _fetch_one(
             payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin)
         else:
             payload = read_recorded(source, base)
-        check_payload(payload, source)
+        check_payload(payload, source, limits)
     except UserError:
         raise
     except Exception as exc:
@@ -675,7 +675,8 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
         for source in order:
             advance(source.name, True)
             attempt_at = now or datetime.now(UTC)
-            by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at)
+            by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at,
+                                               cfg.limits)
             advance(source.name, False)
     return [by_name[s.name] for s in sources]
 

@@ -89,7 +89,7 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
         if payload is None:
             continue
         try:
-            parsed = parse_payload(payload, source)
+            parsed = parse_payload(payload, source, cfg.limits)
         except PayloadError as exc:
             log.warning("%s: stored payload does not parse: %s", source.name, exc)
             statuses[source.name] = _failed(status, payload, f"unparseable payload: {exc}")
