@@ -168,3 +168,11 @@ def test_a_build_with_every_hostile_value_at_once_goes_on(tmp_path: Path):
     assert "9999" not in front
     site_bytes = sum(p.stat().st_size for p in (tmp_path / "site").rglob("*") if p.is_file())
     assert site_bytes < 60_000_000
+
+
+def test_a_saved_name_with_a_nul_still_renders_its_card():
+    """A snapshot saved before names were cleaned may hold a NUL: the card drops it."""
+    from builder.render.og import card_svg, render_png
+
+    svg = card_svg("ModelBoards", "evil\x00\x07\x1bmodel", "sub", ["1. evil\x00model"], "footer")
+    assert "\x00" not in svg and render_png(svg).startswith(b"\x89PNG")
