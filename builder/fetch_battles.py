@@ -8,9 +8,10 @@ Last-Modified, the first response of that file gave), so a dump that changed ups
 between arrives whole from zero, never half old, half new; a part file without a validator,
 or a 206 with another ETag, also restarts from zero. A server that ignores ``Range`` (200
 instead of 206) restarts the file from zero. A file that cannot be written (a full disk, a
-store folder that is a plain file) fails this source with the path, never the build. Only a complete, capped download is renamed to
-``<store>/battles/<file>``, so the previous complete dump stays in use until a new one has
-fully arrived. The attempt's status (``FetchStatus``) is written beside it.
+store folder that is a plain file) fails this source with the path, never the build. Only
+a complete, capped download is renamed to ``<store>/battles/<file>``, so the previous
+complete dump stays in use until a new one has fully arrived. The attempt's status
+(``FetchStatus``) is written beside it.
 
 A complete download must still pass two checks before it may replace the stored dump:
 

@@ -60,7 +60,7 @@ class Server:
                     self.end_headers()
                     return
                 start = 0
-                etag = '"%s"' % hashlib.sha256(BODY).hexdigest()[:16]
+                etag = f'"{hashlib.sha256(BODY).hexdigest()[:16]}"'
                 outer.if_ranges.append(self.headers.get("If-Range"))
                 if_range = self.headers.get("If-Range")
                 if rng and if_range is not None and if_range != etag and not outer.ignore_if_range:
@@ -261,7 +261,7 @@ def test_slow_drip_dump_is_cut_off_by_the_deadline(server, tmp_path):
 def test_resume_sends_if_range_with_the_etag(server, tmp_path):
     server.drop_after = [300_000]
     assert fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
-    assert server.if_ranges[0] is None and server.if_ranges[1] == '"%s"' % hashlib.sha256(BODY).hexdigest()[:16]
+    assert server.if_ranges[0] is None and server.if_ranges[1] == f'"{hashlib.sha256(BODY).hexdigest()[:16]}"'
 
 
 def test_a_dump_changed_between_runs_restarts_from_zero(server, tmp_path):

@@ -26,6 +26,7 @@ from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
 from builder.snapshot.models import Board, Snapshot
 from builder.util.dirs import find_dir as find_dir  # re-exported: the renderer's callers find folders here
+from builder.util.io import with_path
 from builder.util.text import finalize_value, model_slug, safe_url
 
 T = TypeVar("T")
@@ -91,9 +92,12 @@ class SiteWriter:
 
     def file(self, rel: str, text: str) -> None:
         path = self.out / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:  # a full disk names no file: say which one
+            raise with_path(exc, path) from exc
 
     def page(self, rel: str, template: str, *, sitemap: bool = True, absolute: bool = False, **ctx: Any) -> None:
         """Render ``template`` to ``rel`` (``.../index.html``); ``absolute`` links from the base path."""
