@@ -424,6 +424,12 @@ class FetchSettings(Strict):
     "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
     lock_timeout: float = Field(default=900.0, ge=0)
     "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
+    concurrency: int = Field(default=4, ge=1, le=32)
+    "Sources fetched at once (the operator's own local files are read first, one by one)."
+    budget: float = Field(default=600.0, gt=0)
+    "Seconds all sources' downloads of one run may take together (the build-wide fetch budget): each download's own\
+ deadline is cut to what is left of it, and a source that has not started when it is spent fails with that reason.\
+ The Arena battles dump has its own deadline (arena.live_deadline)."
 
 
 class LimitsConfig(Strict):
