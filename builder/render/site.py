@@ -114,7 +114,7 @@ def render_site(
         "movement_hidden": movement_hidden,
         "has_feed": any(p.key == "changes" for p in chosen),
     })
-    copy_static(templates / "static", out / "static")
+    warnings += copy_static(templates / "static", out / "static")
     for page in chosen:
         page.render(w)
     day = snap.date if snap else None

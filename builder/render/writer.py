@@ -173,9 +173,32 @@ def _env_for(templates: str) -> jinja2.Environment:
     return env
 
 
-def copy_static(src: Path, dst: Path) -> None:
-    if src.is_dir():
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+def copy_static(src: Path, dst: Path) -> list[str]:
+    """Copy the static assets; return a warning per entry left out.
+
+    A symbolic link (or anything but a regular file or folder: a FIFO, a device) is never
+    followed: its target could be any file on the machine (``/etc/passwd``), and would be
+    published. It is left out with a warning naming it.
+    """
+    skipped: list[str] = []
+    hidden = shutil.ignore_patterns(".*", "__pycache__")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        out = set(hidden(folder, names))
+        for name in names:
+            if name in out:
+                continue
+            path = Path(folder) / name
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                out.add(name)
+                skipped.append(f"static file left out: {path} is a symbolic link or a special file")
+        return out
+
+    if src.is_dir() and not src.is_symlink():
+        shutil.copytree(src, dst, ignore=ignore)
+    elif src.is_symlink():
+        skipped.append(f"static folder left out: {src} is a symbolic link")
+    return skipped
 
 
 def md(page: ContentPage | None, root: str) -> str:
