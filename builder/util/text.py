@@ -147,7 +147,7 @@ def csv_cell(v: Any) -> str:
 
 
 # An absolute local path inside a message (not part of a URL: no "//" or scheme before it).
-_LOCAL_PATH = re.compile(r"(?<![\w.:/\\-])(/(?:[^\s/:'\"(),;]+/)*[^\s/:'\"(),;]*)")
+_LOCAL_PATH = re.compile(r"(?<![\w.:/\\-])(/[^\s/:'\"(),;]+(?:/[^\s/:'\"(),;]+)*/?)")
 
 
 def public_message(text: str | None, base: str | None = None) -> str | None:
