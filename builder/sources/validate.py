@@ -106,8 +106,9 @@ def check_result(result: ParseResult, limits: LimitsConfig, today: dt.date) -> t
     for o in result.observations:
         model, bad = name_of(o.model)
         bad = bad or over(o.raw, limits.max_rating, "score") or too_late(o.date)
-        if bad and o.excluded is None:
-            o = replace(o, model=model, raw=None, date=None if too_late(o.date) else o.date, excluded=bad)
+        if bad:  # a row the parser already excluded keeps its reason, never its absurd value
+            o = replace(o, model=model, raw=None, date=None if too_late(o.date) else o.date,
+                        excluded=o.excluded or bad)
         elif model != o.model:
             o = replace(o, model=model)
         observations.append(o)
@@ -119,9 +120,10 @@ def check_result(result: ParseResult, limits: LimitsConfig, today: dt.date) -> t
                or over(None if p.output_per_token is None else p.output_per_token * 1e6, limits.max_price,
                        "output price (USD per million tokens)")
                or over(p.blended, limits.max_price, "blended price (USD per million tokens)") or too_late(p.date))
-        if bad and p.excluded is None:
+        if bad:
             p = replace(p, model=model, key=clean_name(p.key)[: limits.max_name_length], input_per_token=None,
-                        output_per_token=None, blended=None, date=None if too_late(p.date) else p.date, excluded=bad)
+                        output_per_token=None, blended=None, date=None if too_late(p.date) else p.date,
+                        excluded=p.excluded or bad)
         elif model != p.model or p.key != clean_name(p.key):
             p = replace(p, model=model, key=clean_name(p.key)[: limits.max_name_length])
         prices.append(p)
@@ -129,8 +131,9 @@ def check_result(result: ParseResult, limits: LimitsConfig, today: dt.date) -> t
     for c in result.build_checks:
         model, bad = name_of(c.model)
         bad = bad or over(c.price, limits.max_price, "price (USD)") or too_late(c.date)
-        if bad and c.excluded is None:
-            c = replace(c, model=model, price=None, date=None if too_late(c.date) else c.date, excluded=bad)
+        if bad:
+            c = replace(c, model=model, price=None, date=None if too_late(c.date) else c.date,
+                        excluded=c.excluded or bad)
         elif model != c.model:
             c = replace(c, model=model)
         checks.append(c)
