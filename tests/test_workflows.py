@@ -279,3 +279,23 @@ def test_dependencies_come_from_hash_pinned_lock_files():
     assert "make test" in ci
     site_install = [s for s in _steps("site.yml", "build") if s.get("run") == "make install"]
     assert len(site_install) == 1
+
+
+def test_the_lock_files_hold_every_declared_dependency():
+    """A dependency added to pyproject.toml without ``make lock`` would be missing from an
+    install with ``--no-deps``: every declared name must be pinned in its lock file."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(reqs: list[str]) -> set[str]:
+        return {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower().replace("_", "-") for r in reqs}
+
+    def pinned(lock: str) -> set[str]:
+        text = (ROOT / "requirements" / lock).read_text()
+        return {m.lower().replace("_", "-") for m in re.findall(r"^([A-Za-z0-9_.-]+)==", text, re.M)}
+
+    runtime = names(project["dependencies"])
+    assert runtime <= pinned("site.txt"), sorted(runtime - pinned("site.txt"))
+    test = runtime | names(project["optional-dependencies"]["test"])
+    assert test <= pinned("ci.txt"), sorted(test - pinned("ci.txt"))
