@@ -4,24 +4,26 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NPM    ?= npm
 
-.PHONY: site test lint install install-test browser golden snapshots bench clean wheel
+.PHONY: site test lint install install-test browser golden snapshots bench clean wheel lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-## install: the package and the site's front-end libraries (D3), no test tools
+## install: the package and the site's front-end libraries (D3), no test tools; dependencies from the hash-pinned requirements/site.txt
 install: $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/site.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
 	$(NPM) ci --no-audit --no-fund
 
 ## site: install, then build the site from the bundled data (offline) into site/
 site: install
 	$(BIN)/modelboards build --timings
 
-## install-test: the package with its test extras, npm dev tools, and Chromium
+## install-test: the package with its test extras (the hash-pinned requirements/ci.txt), npm dev tools, and Chromium
 install-test: $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/ci.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
 	$(NPM) ci --no-audit --no-fund
 	$(MAKE) --no-print-directory browser
 
@@ -41,6 +43,12 @@ wheel: $(BIN)/python
 test: install-test
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n 2 -q
+
+## lock: pin every dependency with its hashes (requirements/site.txt, requirements/ci.txt) after pyproject.toml changes
+lock: $(BIN)/python
+	$(BIN)/python -m pip install -q pip-tools
+	$(BIN)/pip-compile -q --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links -o requirements/site.txt pyproject.toml
+	$(BIN)/pip-compile -q --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links --extra test -o requirements/ci.txt pyproject.toml
 
 ## lint: the layer contracts (lint-imports), ruff and mypy, all configured in pyproject.toml
 lint: $(BIN)/python

@@ -436,6 +436,29 @@ class FetchSettings(Strict):
     "Where fetched payloads and their status records go (git-ignored), relative to site.yml."
     lock_timeout: float = Field(default=900.0, ge=0)
     "Seconds a run waits for another run of the same project (which holds the lock) before giving up with exit code 2."
+    concurrency: int = Field(default=4, ge=1, le=32)
+    "Sources fetched at once (the operator's own local files are read first, one by one)."
+    budget: float = Field(default=600.0, gt=0)
+    "Seconds all sources' downloads of one run may take together (the build-wide fetch budget): each download's own\
+ deadline is cut to what is left of it, and a source that has not started when it is spent fails with that reason.\
+ The Arena battles dump has its own deadline (arena.live_deadline)."
+
+
+class LimitsConfig(Strict):
+    """Caps on what one upstream payload may hold: a row over a cap is excluded with the reason,
+    a payload over ``max_models`` (or published in the future) fails its source with the reason,
+    so an absurd value never reaches scoring, the snapshot or the site."""
+
+    max_rating: float = Field(default=1_000_000.0, gt=0)
+    "Largest magnitude of a published score or rating (any scale): a row beyond it is excluded."
+    max_price: float = Field(default=100_000.0, gt=0)
+    "Largest price, USD per million tokens (input, output or blended) or per build: a row beyond it is excluded."
+    max_name_length: int = Field(default=200, ge=8)
+    "Longest model name, in characters after cleaning: a longer row is excluded (its name cut to this length)."
+    max_models: int = Field(default=20_000, ge=1)
+    "Most distinct model names one payload may hold: more fails the source."
+    future_days: int = Field(default=1, ge=0)
+    "A date after today (UTC) plus this many days: the row is excluded (a publication date: the source fails)."
 
 
 class ChangesConfig(Strict):
@@ -482,6 +505,8 @@ class SiteConfig(Strict):
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
     changes: ChangesConfig = Field(default_factory=ChangesConfig)
     "The What changed pages (``changes/<DATE>/``), the feed and ``modelboards diff``."
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    "Caps on upstream values: ratings, prices, dates, name lengths, models per payload."
 
     @model_validator(mode="after")
     def _cross_checks(self) -> SiteConfig:

@@ -36,6 +36,11 @@ The body is streamed and the request aborted as soon as it exceeds ``source.max_
 after content decoding (a larger Content-Length aborts before reading anything; a gzip bomb
 stops at the cap).
 
+The upstream sources are fetched ``fetch.concurrency`` at once (the operator's own local
+files first, one by one), all under one build-wide budget of ``fetch.budget`` seconds: no
+download's deadline, retries included, runs past it, and a source not started when it is
+spent fails with that reason, so slow upstreams cannot hold a build longer than the budget.
+
 Redirects are followed by hand, at most ``MAX_REDIRECTS``, and only to the URL's own host or
 to a host listed in ``source.redirect_hosts``, never from https down to http; the final URL
 is what the payload's ``origin`` records. Requests to ``https://api.github.com`` carry the
@@ -56,6 +61,7 @@ does not silently fall back to a demo payload copied by an earlier offline run.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import json
 import logging
@@ -76,7 +82,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import tenacity
 
-from builder.config import FetchSettings, SiteConfig, SourceConfig
+from builder.config import FetchSettings, LimitsConfig, SiteConfig, SourceConfig
 from builder.errors import UserError
 from builder.records import FetchStatus, Payload
 from builder.store import (
@@ -142,6 +148,11 @@ def auth_headers(url: str) -> dict[str, str]:
     return {}
 
 
+_BUDGET_END: contextvars.ContextVar[float | None] = contextvars.ContextVar("fetch_budget_end", default=None)
+"""When the build-wide fetch budget ends (``time.monotonic()``), in the thread fetching a source: no
+download's deadline runs past it, retries included."""
+
+
 class Deadline:
     """The total time one download may take. ``trace`` (an httpcore trace hook) remembers the
     sockets the request opens; when the time is up a timer shuts them down, which ends any
@@ -149,11 +160,16 @@ class Deadline:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.end = time.monotonic() + seconds
+        start = time.monotonic()
+        self.end = start + seconds
+        budget_end = _BUDGET_END.get()
+        self.budget = budget_end is not None and budget_end < self.end  # the build-wide budget ends first
+        if budget_end is not None and self.budget:
+            self.end = budget_end
         self.expired = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
+        self._timer = threading.Timer(max(0.0, self.end - start), self._expire)
         self._timer.daemon = True
 
     def __enter__(self) -> Deadline:
@@ -176,6 +192,8 @@ class Deadline:
             raise self.error(url)
 
     def error(self, url: str) -> FetchError:
+        if self.budget:
+            return FetchError(f"the build-wide fetch budget (fetch.budget) ran out fetching {url} (servers too slow)")
         return FetchError(f"exceeded the total deadline of {self.seconds:g} s fetching {url} (server too slow)")
 
     def trace(self, name: str, info: dict[str, Any]) -> None:
@@ -544,7 +562,7 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
 # --------------------------------------------------------------------------- payload check
 
 
-def check_payload(payload: Payload, source: SourceConfig) -> None:
+def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> None:
     """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload,
     or FetchError("implausible payload: ...") unless it yields ``source.min_records`` usable records.
 
@@ -557,7 +575,7 @@ def check_payload(payload: Payload, source: SourceConfig) -> None:
     try:
         from builder.sources import parse_payload
 
-        result = parse_payload(payload, source)
+        result = parse_payload(payload, source, limits)
     except UserError as exc:
         if _is_local(source):  # the operator's own file: one clear line, exit code 2
             raise
@@ -591,7 +609,7 @@ def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:
 
 def _fetch_one(
     client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool,
-    now: datetime
+    now: datetime, limits: LimitsConfig | None = None
 ) -> FetchStatus:
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
@@ -602,7 +620,7 @@ def _fetch_one(
             payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin)
         else:
             payload = read_recorded(source, base)
-        check_payload(payload, source)
+        check_payload(payload, source, limits)
     except UserError:
         raise
     except Exception as exc:
@@ -614,13 +632,18 @@ def _fetch_one(
             log.debug("fetching %s failed", source.name, exc_info=True)
             error, http_status, received = f"{type(exc).__name__}: {exc}", None, 0
         error = " ".join(error.split())  # one line, whatever the server or a library said
-        kept = read_payload_info(store_dir, source.name)
+        kept = None
+        with contextlib.suppress(OSError):
+            kept = read_payload_info(store_dir, source.name)
         kept_at = kept.fetched_at if kept is not None and _usable(kept.live, live, source) else None
         status = FetchStatus(
             source=source.name, ok=False, http_status=http_status, error=error, bytes=received, sha256=None,
             fetched_at=now, payload_fetched_at=kept_at, origin=origin or "", live=live,
         )  # fmt: skip
-        write_status(store_dir, status)
+        try:
+            write_status(store_dir, status)
+        except OSError as exc:  # a store that cannot be written: the status of this run only
+            log.warning("%s: cannot write the status: %s", source.name, exc)
         log.warning("%s: failed: %s", source.name, error)
         return status
     nbytes, digest = payload_digest(payload.files)
@@ -628,7 +651,11 @@ def _fetch_one(
         source=source.name, ok=True, http_status=code, error=None, bytes=nbytes, sha256=digest,
         fetched_at=now, payload_fetched_at=payload.fetched_at, origin=payload.origin, live=live,
     )  # fmt: skip
-    write_payload(store_dir, payload, status)
+    try:
+        write_payload(store_dir, payload, status)
+    except OSError as exc:  # a full disk, a store (or its source folder) that is a plain file
+        where = exc.filename or store_dir / source.name
+        return _fail(source, store_dir, live, now, f"cannot store the payload: {where}: {exc.strerror or exc}")
     return status
 
 
@@ -665,19 +692,72 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
     resolved from it). ``now`` fixes the attempt time (UTC) for reproducible tests.
     """
     store_dir = store_path(cfg, base)
-    store_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a store that cannot be made fails each source with the path
+        store_dir.mkdir(parents=True, exist_ok=True)
     sources = [s for s in cfg.sources if s.enabled]
-    # The operator's own files first: a mistake in one of them (exit 2) stops the run
-    # before anything upstream has been written to the store.
-    order = sorted(sources, key=lambda s: not _is_local(s))
+    # The operator's own files first, one by one: a mistake in one of them (exit 2) stops the
+    # run before anything upstream has been written to the store. Then the upstream sources,
+    # ``fetch.concurrency`` at once, all under one build-wide budget (``fetch.budget``).
+    local = [s for s in sources if _is_local(s)]
+    remote = [s for s in sources if not _is_local(s)]
     by_name: dict[str, FetchStatus] = {}
+    budget = Budget(cfg.fetch.budget)
     with make_client(cfg.fetch) as client, _progress(progress, len(sources)) as advance:
-        for source in order:
+
+        def one(source: SourceConfig) -> FetchStatus:
             advance(source.name, True)
             attempt_at = now or datetime.now(UTC)
-            by_name[source.name] = _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at)
-            advance(source.name, False)
+            token = _BUDGET_END.set(budget.end if live and not _is_local(source) else None)
+            try:
+                if live and not _is_local(source) and budget.remaining() <= 0:
+                    return _fail(source, store_dir, live, attempt_at, budget.spent_error())
+                return _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at, cfg.limits)
+            finally:
+                _BUDGET_END.reset(token)
+                advance(source.name, False)
+
+        for source in local:
+            by_name[source.name] = one(source)
+        if remote:
+            import concurrent.futures as cf
+
+            with cf.ThreadPoolExecutor(max_workers=min(cfg.fetch.concurrency, len(remote)),
+                                       thread_name_prefix="fetch") as pool:
+                for source, status in zip(remote, pool.map(one, remote), strict=True):
+                    by_name[source.name] = status
     return [by_name[s.name] for s in sources]
+
+
+class Budget:
+    """The build-wide fetch budget: seconds left for all sources' downloads together."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def spent_error(self) -> str:
+        return (f"not fetched: the build-wide fetch budget (fetch.budget = {self.seconds:g} s) was spent "
+                "by the other sources; the last good payload stays")
+
+
+def _fail(source: SourceConfig, store_dir: Path, live: bool, now: datetime, error: str) -> FetchStatus:
+    """A failed attempt's status (written to the store when it can be), the stored payload kept."""
+    kept = None
+    with contextlib.suppress(OSError):
+        kept = read_payload_info(store_dir, source.name)
+    kept_at = kept.fetched_at if kept is not None and _usable(kept.live, live, source) else None
+    origin = source.url or "" if live else str(source.recorded or "")
+    status = FetchStatus(source=source.name, ok=False, http_status=None, error=error, bytes=0, sha256=None,
+                         fetched_at=now, payload_fetched_at=kept_at, origin=origin, live=live)
+    try:
+        write_status(store_dir, status)
+    except OSError as exc:
+        log.warning("%s: cannot write the status: %s", source.name, exc)
+    log.warning("%s: failed: %s", source.name, error)
+    return status
 
 
 def load_payloads(cfg: SiteConfig, base: Path) -> dict[str, tuple[Payload | None, FetchStatus | None]]:

@@ -3,10 +3,15 @@
 The public clean_battle dump is about 2 GB, too big to hold in memory like the other
 payloads. It is streamed into ``<store>/battles/<file>.part``; an interrupted download
 (dropped connection, timeout, killed process) keeps the part file, and the next attempt asks
-only for the rest with an HTTP ``Range`` request. A server that ignores ``Range`` (200
-instead of 206) restarts the file from zero. Only a complete, capped download is renamed to
-``<store>/battles/<file>``, so the previous complete dump stays in use until a new one has
-fully arrived. The attempt's status (``FetchStatus``) is written beside it.
+only for the rest with an HTTP ``Range`` request carrying ``If-Range`` (the strong ETag, else the
+Last-Modified, the first response of that file gave), so a dump that changed upstream in
+between arrives whole from zero, never half old, half new; a part file without a validator,
+or a 206 with another ETag, also restarts from zero. A server that ignores ``Range`` (200
+instead of 206) restarts the file from zero. A file that cannot be written (a full disk, a
+store folder that is a plain file) fails this source with the path, never the build. Only
+a complete, capped download is renamed to ``<store>/battles/<file>``, so the previous
+complete dump stays in use until a new one has fully arrived. The attempt's status
+(``FetchStatus``) is written beside it.
 
 A complete download must still pass two checks before it may replace the stored dump:
 
@@ -68,8 +73,14 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
                    report, deadline_s: float = 3600.0, allowed_hosts: list[str] | tuple[str, ...] = ()) -> Download:
     """One GET of the rest of ``url`` appended to ``part``; raises FetchError."""
     have = part.stat().st_size if part.exists() else 0
-    # Byte ranges only make sense on the file as stored: ask for no content coding.
-    headers = {"Accept-Encoding": "identity", **({"Range": f"bytes={have}-"} if have else {})}
+    validator = read_validator(part) if have else None
+    if have and validator is None:  # nothing proves the rest would come from the same file
+        part.unlink()
+        have = 0
+    # Byte ranges only make sense on the file as stored: ask for no content coding. If-Range:
+    # the rest only if the file is still the one the part came from, else the whole new file.
+    headers = {"Accept-Encoding": "identity",
+               **({"Range": f"bytes={have}-", "If-Range": validator} if have and validator else {})}
     deadline = Deadline(deadline_s)
     try:
         with deadline, open_stream(client, url, timeout=timeout, deadline=deadline, allowed_hosts=allowed_hosts,
@@ -86,21 +97,31 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
                 raise FetchError(f"HTTP {code} from {url}", http_status=code, retryable=True)
             if code not in (200, 206):
                 raise FetchError(f"HTTP {code} from {url}", http_status=code)
-            start = have if code == 206 else 0  # 200: the server ignored Range, start over
+            start = have if code == 206 else 0  # 200: the server ignored Range or the file changed, start over
+            if code == 206 and validator is not None and _validator(resp.headers) not in (None, validator):
+                part.unlink()  # the server sent a range of another file despite If-Range
+                raise FetchError(f"the battles dump changed upstream while resuming ({url}); restarting",
+                                 http_status=code, retryable=True)
+            if start == 0:
+                write_validator(part, _validator(resp.headers))
             length = resp.headers.get("content-length", "")
             if length.isdigit() and start + int(length) > max_bytes:
                 raise FetchError(f"battles dump too large: {start + int(length)} bytes exceeds the cap of "
                                  f"{max_bytes} bytes ({url})", http_status=code)
             done = start
-            with open(part, "ab" if start else "wb") as fh:
-                for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
-                    done += len(chunk)
-                    if done > max_bytes:
-                        raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, "
-                                         f"aborted ({url})", http_status=code)
-                    fh.write(chunk)
-                    report(done, int(length) + start if length.isdigit() else None)
-                    deadline.check(url)
+            try:
+                with open(part, "ab" if start else "wb") as fh:
+                    for chunk in resp.iter_raw():  # as it arrives: a drop loses nothing already received
+                        done += len(chunk)
+                        if done > max_bytes:
+                            raise FetchError(f"battles dump too large: more than the cap of {max_bytes} bytes, "
+                                             f"aborted ({url})", http_status=code)
+                        fh.write(chunk)
+                        report(done, int(length) + start if length.isdigit() else None)
+                        deadline.check(url)
+            except OSError as exc:  # a full disk fails this source, never the build
+                raise FetchError(f"cannot write {part}: {exc.strerror or exc} (kept {_size(part)} bytes to resume)",
+                                 http_status=code) from exc
             deadline.check(url)
             return Download(part, done, start, code, final)
     except FetchError as exc:
@@ -112,6 +133,35 @@ def _download_once(client: httpx.Client, url: str, part: Path, *, timeout: float
             raise FetchError(f"{deadline.error(url)} (kept {_size(part)} bytes to resume)") from exc
         err = fetch_module._transport_error(exc, url, timeout)  # the same reasons as every other source
         raise FetchError(f"{err} (kept {_size(part)} bytes to resume)", retryable=err.retryable) from exc
+
+
+def _validator(headers: httpx.Headers) -> str | None:
+    """What ``If-Range`` may carry for this response: a strong ETag, else Last-Modified."""
+    etag = headers.get("etag")
+    if etag and not etag.startswith("W/"):  # a weak ETag cannot be used in If-Range
+        return etag
+    return headers.get("last-modified") or None
+
+
+def _validator_path(part: Path) -> Path:
+    return part.with_name(part.name + ".validator")
+
+
+def read_validator(part: Path) -> str | None:
+    """The ETag or Last-Modified of the file ``part`` began as (None: unknown, do not resume)."""
+    try:
+        value = _validator_path(part).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return value or None
+
+
+def write_validator(part: Path, value: str | None) -> None:
+    path = _validator_path(part)
+    if value:
+        write_text_atomic(path, value)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def check_battles_dump(path: Path, arena: ArenaConfig) -> str | None:
@@ -190,20 +240,41 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
 
     ``timeout`` overrides ``arena.live_timeout`` (the idle timeout)."""
     now = now or datetime.now(UTC)
-    timeout = arena.live_timeout if timeout is None else timeout
     url = arena.live_url or ""
     folder = battles_dir(store_dir)
-    folder.mkdir(parents=True, exist_ok=True)
     name = _file_name(url)
     final, part = folder / name, folder / (name + ".part")
     previous = read_battles_status(store_dir)
-    kept_at = previous.payload_fetched_at if previous and final.exists() else None
+    kept_at = previous.payload_fetched_at if previous and _is_file(final) else None
 
     def failed(error: str, http_status: int | None = None, origin: str = url) -> FetchStatus:
         error = " ".join(error.split())  # one line, whatever the server or a library said
         status = FetchStatus("arena-battles", False, http_status, error, _size(part), None, now, kept_at, origin, True)
-        write_battles_status(store_dir, status)
+        try:
+            write_battles_status(store_dir, status)
+        except OSError as exc:  # the status of a store that cannot be written: this run's report only
+            log.warning("battles: cannot write the status (%s): %s", exc.filename or store_dir, exc.strerror or exc)
         return status
+
+    try:
+        return _fetch_battles(arena, settings, folder, final, part, failed, progress=progress, now=now,
+                              timeout=arena.live_timeout if timeout is None else timeout, store_dir=store_dir)
+    except OSError as exc:  # a full disk, a store folder that is a file: this source fails, not the build
+        return failed(f"cannot write {exc.filename or folder}: {exc.strerror or exc}")
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _fetch_battles(arena: ArenaConfig, settings: FetchSettings, folder: Path, final: Path, part: Path, failed,
+                   *, progress: bool, now: datetime, timeout: float, store_dir: Path) -> FetchStatus:
+    url = arena.live_url or ""
+    name = final.name
+    folder.mkdir(parents=True, exist_ok=True)
 
     if not url.startswith(("http://", "https://")):
         return failed("no live URL configured for the Arena battles (arena.live_url)")
@@ -225,11 +296,13 @@ def fetch_battles(arena: ArenaConfig, settings: FetchSettings, store_dir: Path, 
     except FetchError as exc:
         if "too large" in str(exc):
             part.unlink(missing_ok=True)  # never resume past the cap
+            write_validator(part, None)
         return failed(str(exc), exc.http_status)
     finally:
         report.close()
     candidate = folder / (CANDIDATE_PREFIX + name)  # same suffix: the reader tells the format by it
     os.replace(part, candidate)
+    write_validator(part, None)  # the part is complete: nothing is left to resume
     problem = check_battles_dump(candidate, arena)
     if problem is not None:
         candidate.unlink(missing_ok=True)

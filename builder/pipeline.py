@@ -28,6 +28,7 @@ from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Par
 from builder.snapshot.attempt import RefreshAttempt
 from builder.snapshot.models import Snapshot, Source
 from builder.util.io import as_utc, parse_utc
+from builder.util.text import public_message
 
 if TYPE_CHECKING:
     from builder.render.site import ChangeLog
@@ -84,15 +85,18 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
         if not source.enabled:
             continue
         payload, status = payloads.get(source.name, (None, None))
+        if status is not None and status.error:  # the site publishes it: no local folders in it
+            status = replace(status, error=public_message(status.error, str(base)))
         statuses[source.name] = status
         published[source.name] = None
         if payload is None:
             continue
         try:
-            parsed = parse_payload(payload, source)
+            parsed = parse_payload(payload, source, cfg.limits)
         except PayloadError as exc:
             log.warning("%s: stored payload does not parse: %s", source.name, exc)
-            statuses[source.name] = _failed(status, payload, f"unparseable payload: {exc}")
+            statuses[source.name] = _failed(status, payload, public_message(f"unparseable payload: {exc}", str(base))
+                                            or "unparseable payload")
             continue
         observations += parsed.observations
         prices += parsed.prices
@@ -188,7 +192,8 @@ def battles_source(cfg: SiteConfig, base: Path, *, contributing: bool) -> Source
     return Source(
         name=BATTLES_SOURCE, title="LMArena battles dump (Arena page)", kind="arena_battles",
         status="missing" if st is None else ("ok" if st.ok else "failed"),
-        error=st.error if st is not None else None, licence="no licence stated (votes cited)",
+        error=public_message(st.error, str(base)) if st is not None else None,
+        licence="no licence stated (votes cited)",
         attribution="LMArena (lmarena.ai), public clean_battle dump", homepage="https://lmarena.ai/leaderboard",
         url=cfg.arena.live_url, published=None,
         fetched_at=st.fetched_at.isoformat() if st is not None else None,
@@ -258,6 +263,7 @@ def build(
 
     check_base_url(base_url)  # before anything is fetched or written
     out = out or base / "site"
+    check_out(cfg, base, out, snapshots_dir)
     with project_lock(base, cfg.fetch.lock_timeout):
         recover_site(out)  # a site a killed build left renamed away is back before anything else
         return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
@@ -278,7 +284,7 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
         check_operator_files(cfg, base, live=live)  # a bad one stops the run before anything is written
     with t.stage("fetch"):
         statuses = fetch_everything(cfg, base, live=live, progress=progress, now=now)
-        attempt = attempt_from_statuses(statuses, now, live=live)
+        attempt = attempt_from_statuses(statuses, now, live=live, base=base)
         write_attempt(attempt, snaps)
     with t.stage("score"):
         snapshot = compute_full_snapshot(cfg, base, now, snaps)
@@ -352,15 +358,33 @@ def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tupl
     return history, skipped
 
 
-def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bool) -> RefreshAttempt:
-    """The typed record of this refresh attempt (``builder.snapshot.attempt``) from the fetch statuses."""
+def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bool,
+                          base: Path | None = None) -> RefreshAttempt:
+    """The typed record of this refresh attempt (``builder.snapshot.attempt``) from the fetch statuses
+    (errors without local folders: the site shows them)."""
     from builder.snapshot.attempt import SourceAttempt
 
+    root = str(base) if base is not None else None
     return RefreshAttempt(at=at, live=live, sources=tuple(
-        SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=s.error, http_status=s.http_status,
+        SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=public_message(s.error, root),
+                      http_status=s.http_status,
                       payload_fetched_at=s.payload_fetched_at)
         for s in statuses
     ))  # fmt: skip
+
+
+def check_out(cfg: SiteConfig, base: Path, out: Path, snapshots_dir: Path | None = None) -> Path:
+    """Refuse an ``--out`` the site swap must not replace (``builder.util.outdir``): the
+    project folder, the snapshots folder, the payload store, ``$HOME``, ``/``, or any folder
+    that is neither empty nor a site this tool wrote. One line, exit code 2."""
+    from builder.fetch import store_path
+    from builder.util.outdir import check_out_dir
+
+    snaps = snapshots_dir or snapshots_path(cfg, base)
+    store = store_path(cfg, base)
+    return check_out_dir(out, protected=[("the project folder (site.yml's)", base), ("the snapshots folder", snaps),
+                                         ("the payload store", store)],
+                         inside=[("the snapshots folder", snaps), ("the payload store", store)])
 
 
 def check_base_url(base_url: str | None) -> None:
@@ -384,7 +408,10 @@ def verify_or_fail(site_dir: Path) -> None:
     result = verify_site(site_dir)
     if not result.ok:
         misses = [line for line in result.output.splitlines() if line.startswith(("MISS", "recompute.py"))]
-        raise CheckFailed("the new site's numbers do not rebuild: " + "; ".join(misses[:5]))
+        if result.reason:  # it crashed: say why
+            misses = [*misses[:1], result.reason, *misses[1:]]
+        text = "; ".join(m.rstrip(":") for m in misses[:5]).replace(str(Path(site_dir).resolve()) + "/", "")
+        raise CheckFailed("the new site's numbers do not rebuild: " + (text or "recompute.py failed"))
 
 
 def parse_now(value: str | None) -> datetime | None:

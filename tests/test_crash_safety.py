@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from builder.render.site import recover_site, write_site_atomically
+from builder.util.outdir import SITE_MARKER
 from builder.util.testhooks import PAUSE_AT, PAUSE_FILE, POINTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,6 +181,7 @@ def test_swap_failure_in_process_keeps_the_previous_site(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("old")
+    (site / SITE_MARKER).write_text("")  # a site this tool wrote
 
     def broken(tmp: Path) -> None:
         (tmp / "index.html").write_text("half")

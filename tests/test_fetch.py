@@ -857,3 +857,66 @@ def test_github_token_goes_to_api_github_com_only(monkeypatch):
     with make_client(settings, transport=httpx.MockTransport(respond)) as client:
         fetch_url(client, "https://api.github.com/listing", timeout=5, max_bytes=1000, settings=settings)
     assert seen["https://api.github.com/listing"] is None
+
+
+def test_dripping_upstreams_share_one_build_wide_budget(live):
+    """Every upstream drips (each within its own 30 s deadline): the build-wide budget ends
+    them all together, concurrently, instead of one deadline after another."""
+    cfg, base, server, expected = live
+    assert all(fetch_all(cfg, base, live=True, progress=False, now=T1)[i].ok for i in range(2))
+    before = {name: stored_files(cfg, base, name) for name in expected}
+    for path in list(server.routes):
+        server.routes[path] = drip(b"x" * 100_000, 0.05)
+    cfg = cfg.model_copy(deep=True)
+    for s in cfg.sources:
+        s.deadline = 30.0
+    cfg.fetch.budget, cfg.fetch.concurrency = 2.0, 4
+    t0 = time.monotonic()
+    statuses = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}
+    took = time.monotonic() - t0
+    remote = [s for s in cfg.sources if s.enabled and s.url and not s.local and s.kind != "metadata"]
+    assert len(remote) >= 8
+    for s in remote:
+        st = statuses[s.name]
+        assert not st.ok and "fetch budget" in st.error, (s.name, st.error)
+        assert stored_files(cfg, base, s.name) == before[s.name]  # the last good payload stays
+    assert took < 10, took  # one 2 s budget, not nine 30 s deadlines in a row
+
+
+def test_sources_are_fetched_concurrently(live):
+    cfg, base, server, expected = live
+    for path, handler in list(server.routes.items()):
+        server.routes[path] = (lambda h, handler=handler: (time.sleep(0.6), handler(h)))
+    cfg = cfg.model_copy(deep=True)
+    cfg.fetch.concurrency = 8
+    for s in cfg.sources:
+        s.timeout = 5.0
+    t0 = time.monotonic()
+    statuses = fetch_all(cfg, base, live=True, progress=False, now=T1)
+    took = time.monotonic() - t0
+    assert all(s.ok for s in statuses if s.source in expected), [s.error for s in statuses if not s.ok]
+    assert took < 0.6 * len(server.routes) * 0.6, took  # far from one after another
+
+
+def test_a_store_that_is_a_plain_file_fails_each_source(live):
+    """A restored cache whose store, or one source's folder, is a plain file: failed sources
+    with the path, never a traceback."""
+    cfg, base, server, expected = live
+    store = base / "store"
+    store.write_text("not a folder")
+    statuses = fetch_all(cfg, base, live=True, progress=False, now=T1)
+    for st in statuses:
+        if st.source in expected and not cfg.source(st.source).local:
+            assert not st.ok and "cannot store the payload" in st.error and str(store) in st.error, st.error
+    store.unlink()
+    store.mkdir()
+    victim = by_kind(cfg, "aider")
+    (store / victim).write_text("not a folder")
+    server.routes[path_of(cfg, victim)] = send(b"down", 500)  # its status must be written beside a file
+    statuses = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}
+    assert not statuses[victim].ok and "HTTP 500" in statuses[victim].error
+    assert all(s.ok for n, s in statuses.items() if n != victim and n in expected)
+    assert load_payloads(cfg, base)[victim][0] is None
+    server.routes[path_of(cfg, victim)] = send(next(iter(expected[victim].values())))
+    statuses = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}
+    assert statuses[victim].ok and stored_files(cfg, base, victim) == expected[victim]  # the file is replaced

@@ -4,6 +4,7 @@ server on 127.0.0.1 that honours Range and drops connections on request."""
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import threading
 from datetime import UTC, datetime
@@ -32,6 +33,9 @@ class Server:
         self.body = BODY
         self.redirect_to: str | None = None
         self.drip = 0.0  # seconds between bytes (0: all at once)
+        self.validators = True  # send an ETag and honour If-Range, as the real hosts do
+        self.ignore_if_range = False
+        self.if_ranges: list[str | None] = []
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -56,6 +60,11 @@ class Server:
                     self.end_headers()
                     return
                 start = 0
+                etag = f'"{hashlib.sha256(BODY).hexdigest()[:16]}"'
+                outer.if_ranges.append(self.headers.get("If-Range"))
+                if_range = self.headers.get("If-Range")
+                if rng and if_range is not None and if_range != etag and not outer.ignore_if_range:
+                    rng = None  # the file changed since that part: the whole new file
                 if rng and not outer.ignore_range:
                     start = int(rng.removeprefix("bytes=").rstrip("-"))
                     if start >= len(BODY):
@@ -69,6 +78,8 @@ class Server:
                 else:
                     self.send_response(200)
                 body = BODY[start:]
+                if outer.validators:
+                    self.send_header("ETag", etag)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if outer.drop_after:
@@ -245,3 +256,78 @@ def test_slow_drip_dump_is_cut_off_by_the_deadline(server, tmp_path):
     status = fetch_battles(arena, SETTINGS, tmp_path, now=NOW)
     assert not status.ok and "deadline" in status.error
     assert time.monotonic() - t0 < 8
+
+
+def test_resume_sends_if_range_with_the_etag(server, tmp_path):
+    server.drop_after = [300_000]
+    assert fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
+    assert server.if_ranges[0] is None and server.if_ranges[1] == f'"{hashlib.sha256(BODY).hexdigest()[:16]}"'
+
+
+def test_a_dump_changed_between_runs_restarts_from_zero(server, tmp_path):
+    server.drop_after = [100_000, 50_000, 50_000]
+    assert not fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok  # 200,000 bytes of the old dump
+    new = BODY.replace(b'"winner": "model_a"', b'"winner": "model_b"')
+    server.body = new
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok and stored_battles(_arena(server.url), tmp_path).read_bytes() == new  # never half old, half new
+
+
+def test_a_server_ignoring_if_range_with_another_etag_restarts(server, tmp_path):
+    server.drop_after = [100_000, 50_000, 50_000]
+    assert not fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
+    new = BODY.replace(b'"winner": "model_a"', b'"winner": "model_b"')
+    server.body, server.ignore_if_range = new, True  # answers 206 with the new file's ETag
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok and stored_battles(_arena(server.url), tmp_path).read_bytes() == new
+
+
+def test_a_part_without_a_validator_is_not_resumed(server, tmp_path):
+    server.validators = False
+    server.drop_after = [100_000, 50_000, 50_000]
+    assert not fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW).ok
+    server.body = new = BODY.replace(b'"winner": "model_a"', b'"winner": "model_b"')
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert status.ok and stored_battles(_arena(server.url), tmp_path).read_bytes() == new
+    assert server.requests[-1] is None
+
+
+def test_a_full_disk_fails_the_dump_not_the_build(server, tmp_path, monkeypatch):
+    """ENOSPC while the dump streams to disk: the source fails naming the file; nothing raises."""
+    import builtins
+    import errno
+
+    real_open = builtins.open
+
+    class FullFile:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def full_open(file, mode="r", *args, **kwargs):
+        fh = real_open(file, mode, *args, **kwargs)
+        return FullFile(fh) if str(file).endswith(".part") and "b" in mode and ("a" in mode or "w" in mode) else fh
+
+    monkeypatch.setattr(builtins, "open", full_open)
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path, now=NOW)
+    assert not status.ok and "No space left on device" in status.error and ".part" in status.error
+    assert read_battles_status(tmp_path).error == status.error
+
+
+def test_a_store_that_is_a_file_fails_the_dump(server, tmp_path):
+    store = tmp_path / "store"
+    store.write_text("a restored cache entry that is a file")
+    status = fetch_battles(_arena(server.url), SETTINGS, store, now=NOW)
+    assert not status.ok and "cannot write" in status.error
+    (tmp_path / "store2").mkdir()
+    (tmp_path / "store2" / "battles").write_text("a file where the folder should be")
+    status = fetch_battles(_arena(server.url), SETTINGS, tmp_path / "store2", now=NOW)
+    assert not status.ok and "cannot write" in status.error

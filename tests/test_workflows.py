@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -63,7 +64,8 @@ def test_site_workflow_schedule_permissions_and_deploy():
     assert wf["permissions"] == {"contents": "read"}
     assert wf["concurrency"] == {"group": "pages", "cancel-in-progress": False}
     build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
-    assert build["permissions"] == {"contents": "write"}
+    assert build["permissions"] == {"contents": "read"}
+    assert wf["jobs"]["commit"]["permissions"] == {"contents": "write"}
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     uses = [s.get("uses", "") for s in build["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
@@ -189,8 +191,12 @@ def test_site_workflow_sends_the_token_to_the_refresh_only():
 def test_the_attempt_record_is_committed_with_the_snapshots():
     from builder.snapshot.attempt import ATTEMPTS_DIR
 
-    commit = next(s for s in _steps("site.yml", "build") if "git commit" in s.get("run", ""))
+    commit = next(s for s in _steps("site.yml", "commit") if "git commit" in s.get("run", ""))
     assert "git add snapshots/" in commit["run"] and ATTEMPTS_DIR == "attempts"
+    handed = next(s for s in _steps("site.yml", "build") if s.get("uses", "").startswith("actions/upload-artifact@"))
+    got = next(s for s in _steps("site.yml", "commit") if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert handed["with"]["path"] == got["with"]["path"] == "snapshots/"
+    assert handed["with"]["name"] == got["with"]["name"]
 
 
 def test_ci_never_skips_the_real_data_tests():
@@ -200,3 +206,96 @@ def test_ci_never_skips_the_real_data_tests():
     cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
     assert cache["with"]["path"] == "~/.cache/modelboards-test-data"  # pooch.os_cache("modelboards-test-data")
     assert "tests/data_registry.txt" in cache["with"]["key"]
+
+
+# --------------------------------------------------------------------------- supply chain
+
+USES = re.compile(r"^\s*(?:-\s*)?uses:\s*(\S+)(.*)$")
+
+
+def test_every_action_is_pinned_by_commit_sha_with_its_tag():
+    """A tag can be moved to other code; a full commit SHA cannot. The tag stays as a comment."""
+    found = 0
+    for wf in WORKFLOWS:
+        for n, line in enumerate(wf.read_text().splitlines(), 1):
+            m = USES.match(line)
+            if not m:
+                continue
+            found += 1
+            ref, comment = m.group(1), m.group(2).strip()
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), f"{wf.name}:{n}: {ref} is not pinned by SHA"
+            assert re.fullmatch(r"# v\d+(\.\d+)*", comment), f"{wf.name}:{n}: no tag comment after {ref}"
+    assert found >= 12
+    shas: dict[str, set[str]] = {}
+    for wf in WORKFLOWS:
+        for action, sha in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})", wf.read_text()):
+            shas.setdefault(action, set()).add(sha)
+    assert all(len(v) == 1 for v in shas.values()), shas  # one version of each action everywhere
+
+
+def test_checkout_never_keeps_the_token():
+    for wf in WORKFLOWS:
+        for job, spec in _load(wf.name)["jobs"].items():
+            for step in spec.get("steps", []):
+                if step.get("uses", "").startswith("actions/checkout@"):
+                    assert step.get("with", {}).get("persist-credentials") is False, f"{wf.name}:{job}"
+
+
+def test_least_privilege_per_job():
+    """The job that fetches and parses upstream data has a read-only token; only the commit job
+    can write, and it runs no project code (it copies the build job's snapshots/ and pushes)."""
+    wf = _load("site.yml")
+    for name in ("ci.yml", "site.yml"):
+        assert _load(name)["permissions"] == {"contents": "read"}
+    jobs = wf["jobs"]
+    writers = {name for name, job in jobs.items() if "write" in (job.get("permissions") or {}).values()}
+    assert writers == {"commit", "deploy"}
+    parse = [name for name, job in jobs.items() for s in job.get("steps", []) if "build --live" in s.get("run", "")]
+    assert parse == ["build"] and jobs["build"]["permissions"] == {"contents": "read"}
+    commit = jobs["commit"]
+    assert commit["needs"] == "build" and commit["permissions"] == {"contents": "write"}
+    runs = " ".join(s.get("run", "") for s in commit["steps"])
+    for project_code in ("modelboards ", ".venv", "make ", "pip ", "npm ", "python"):
+        assert project_code not in runs, project_code
+    assert {s.get("uses", "").split("@")[0] for s in commit["steps"]} == {"actions/checkout",
+                                                                          "actions/download-artifact", ""}
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert " push " in runs and "extraheader" in runs  # the token is given to the push alone
+
+
+def test_dependencies_come_from_hash_pinned_lock_files():
+    makefile = (ROOT / "Makefile").read_text()
+    for target, lock in (("install", "requirements/site.txt"), ("install-test", "requirements/ci.txt")):
+        body = makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
+        assert f"--require-hashes --no-deps -r {lock}" in body, target
+        assert "install -q --no-deps -e ." in body and "'.[test]'" not in body, target
+    for lock in ("site.txt", "ci.txt"):
+        text = (ROOT / "requirements" / lock).read_text()
+        reqs = [chunk for chunk in text.replace("\\\n", " ").splitlines() if chunk and not chunk.startswith(("#", " "))]
+        assert reqs, lock
+        for req in reqs:
+            assert re.match(r"^[A-Za-z0-9_.-]+==\S+ ", req) and "--hash=sha256:" in req, f"{lock}: {req[:80]}"
+    ci = {s.get("run") for s in _steps("ci.yml", "test")}
+    assert "make test" in ci
+    site_install = [s for s in _steps("site.yml", "build") if s.get("run") == "make install"]
+    assert len(site_install) == 1
+
+
+def test_the_lock_files_hold_every_declared_dependency():
+    """A dependency added to pyproject.toml without ``make lock`` would be missing from an
+    install with ``--no-deps``: every declared name must be pinned in its lock file."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(reqs: list[str]) -> set[str]:
+        return {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower().replace("_", "-") for r in reqs}
+
+    def pinned(lock: str) -> set[str]:
+        text = (ROOT / "requirements" / lock).read_text()
+        return {m.lower().replace("_", "-") for m in re.findall(r"^([A-Za-z0-9_.-]+)==", text, re.M)}
+
+    runtime = names(project["dependencies"])
+    assert runtime <= pinned("site.txt"), sorted(runtime - pinned("site.txt"))
+    test = runtime | names(project["optional-dependencies"]["test"])
+    assert test <= pinned("ci.txt"), sorted(test - pinned("ci.txt"))

@@ -118,5 +118,18 @@ class Group(click.Group):
         except CheckFailed as exc:
             click.echo(f"check failed: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:  # a full disk, a read-only or vanished folder: one line naming the path
+            click.echo(f"error: {os_error_line(exc)} (what was saved before stays)", err=True)
+            sys.exit(1)
+
+
+def os_error_line(exc: OSError) -> str:
+    """``cannot write PATH: No space left on device``: the path and the system's reason."""
+    where = exc.filename if exc.filename is not None else None
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if where is None:
+        return reason
+    other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+    return f"{where}{other}: {reason}"
 
 

@@ -10,10 +10,15 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import http.server
+import os
+import stat
+import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,10 +130,12 @@ def render_cmd(obj: Context, snapshot_path: Path, out: Path | None, now: str | N
     Earlier snapshots in the same folder (and in snapshots_dir) fill the archive and the
     method changelog. The output folder is swapped in whole.
     """
+    from builder.pipeline import check_out
     from builder.util.lock import project_lock
 
     cfg, base = obj.load()
     out = out or base / "site"
+    check_out(cfg, base, out)  # before the lock: a refused folder is one line, nothing touched
     with project_lock(base, cfg.fetch.lock_timeout):
         warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
     click.echo(f"site written to {out}")
@@ -159,9 +166,75 @@ def watch(paths: list[Path], rebuild: Callable[[], None], stop: threading.Event,
             rebuild()
 
 
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+"Host names a request to the preview may carry (with any port); others are refused (DNS rebinding)."
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the preview folder only: a request naming another host is refused (421), a path
+    with a NUL or outside the folder (``..``, a symbolic link pointing out) is 400 or 404, and
+    only regular files are read (never a FIFO or a device)."""
+
+    allowed_hosts: frozenset[str] = LOCAL_HOSTS
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def _host_ok(self) -> bool:
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host.startswith("["):
+            name = host[: host.find("]") + 1] if "]" in host else host
+        else:
+            name = host.rsplit(":", 1)[0] if ":" in host else host
+        return name in self.allowed_hosts
+
+    def send_head(self):  # noqa: ANN201 (the base class's signature)
+        if not self._host_ok():
+            self.send_error(421, "Misdirected Request: unknown Host")
+            return None
+        raw = urllib.parse.unquote(self.path.split("?", 1)[0].split("#", 1)[0])
+        if "\x00" in raw or "\\" in raw:
+            self.send_error(400, "Bad path")
+            return None
+        root = os.path.realpath(self.directory)
+        path = os.path.realpath(self.translate_path(self.path))
+        if path != root and not path.startswith(root + os.sep):  # a link out of the site
+            self.send_error(404, "File not found")
+            return None
+        if os.path.isdir(path) and os.path.lexists(os.path.join(path, "index.html")):
+            path = os.path.realpath(os.path.join(path, "index.html"))  # what the folder's URL would read
+            if not path.startswith(root + os.sep):
+                self.send_error(404, "File not found")
+                return None
+        if os.path.exists(path) and not os.path.isdir(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            self.send_error(404, "File not found")  # a FIFO or a device is never opened
+            return None
+        return super().send_head()
+
+
+class _PreviewServer(http.server.ThreadingHTTPServer):
+    """The preview's HTTP server: a deep listen queue (a browser opens many connections at
+    once) and a client that goes away mid-answer is not an error worth a traceback."""
+
+    request_queue_size = 512
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        click.echo(f"serve: request from {client_address[0]} failed: {type(exc).__name__}: {exc}", err=True)
+
+
+def bind_preview(port: int, handler: Any) -> _PreviewServer:
+    """The preview server bound to 127.0.0.1:``port``; a busy port is one ``UserError`` line."""
+    try:
+        return _PreviewServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} on 127.0.0.1 is in use: stop what holds it or pass --port "
+                            "(0 picks a free one)") from None
+        raise UserError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
 
 
 @click.command("serve")
@@ -177,14 +250,17 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
     A banner on every page lists the build's warnings (for example why the live boards
     were refused).
     """
+    from builder.pipeline import check_out
     from builder.render.site import render_site, write_site_atomically
     from builder.util.dirs import layered_dirs
 
     cfg, base = obj.load()
     config_path = Path(obj.config_path).resolve()
-    out = (out or base / ".modelboards" / "preview").resolve()
-    handler = functools.partial(_QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)  # bind first: --port 0 picks one
+    out = check_out(cfg, base, out or base / ".modelboards" / "preview")
+    hosts = LOCAL_HOSTS | ({urllib.parse.urlsplit(base_url).hostname or ""} - {""} if base_url else set())
+    handler_cls = type("PreviewHandler", (_QuietHandler,), {"allowed_hosts": frozenset(hosts)})
+    handler = functools.partial(handler_cls, directory=str(out))
+    server = bind_preview(port, handler)  # bind first: --port 0 picks one
     url = base_url or f"http://127.0.0.1:{server.server_address[1]}/"
 
     def pick_snapshot() -> Path | None:
@@ -196,19 +272,27 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
 
     def rebuild() -> None:
         nonlocal cfg, base
+        from builder.util.lock import project_lock
+
         try:
             from builder.config import load_config
 
             cfg, base = load_config(config_path)
-            path = pick_snapshot()
-            if path is not None:
-                warnings = render_from_snapshot(cfg, base, path, out, now=datetime.now(UTC).isoformat(),
-                                                base_url=url, banner_warnings=True)
-            else:
-                warnings = write_site_atomically(out, lambda tmp: render_site(
-                    None, [], cfg, base, tmp, now=datetime.now(UTC), base_url=url, banner_warnings=True))
-        except UserError as exc:
+            with project_lock(base, cfg.fetch.lock_timeout):  # never beside a build writing the same files
+                path = pick_snapshot()
+                if path is not None:
+                    warnings = render_from_snapshot(cfg, base, path, out, now=datetime.now(UTC).isoformat(),
+                                                    base_url=url, banner_warnings=True)
+                else:
+                    warnings = write_site_atomically(out, lambda tmp: render_site(
+                        None, [], cfg, base, tmp, now=datetime.now(UTC), base_url=url, banner_warnings=True))
+        except (UserError, CheckFailed) as exc:
             click.echo(f"error: {exc} (the previous preview stays)", err=True)
+            return
+        except OSError as exc:
+            from builder.cli.context import os_error_line
+
+            click.echo(f"error: {os_error_line(exc)} (the previous preview stays)", err=True)
             return
         stamp = time.strftime("%H:%M:%S")
         click.echo(f"[{stamp}] rebuilt {out} ({len(warnings)} warning(s))")

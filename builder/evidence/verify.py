@@ -21,6 +21,7 @@ from builder.snapshot import list_snapshots, load_snapshot
 class VerifyResult:
     ok: bool
     output: str
+    reason: str = ""  # when recompute.py crashed: its last error line (the exception), paths relative to the site
 
 
 def verify_site(site_dir: Path) -> VerifyResult:
@@ -35,7 +36,12 @@ def verify_site(site_dir: Path) -> VerifyResult:
         [sys.executable, "-I", "-S", str(script), str(data)],
         capture_output=True, text=True, timeout=600,
     )
-    output = proc.stdout + (proc.stderr if proc.returncode not in (0, 1) else "")
-    if proc.returncode not in (0, 1):
-        return VerifyResult(False, f"recompute.py crashed (exit {proc.returncode}):\n{output}")
+    # exit 1 is "some numbers did not rebuild" only with that report; Python dying of an exception also exits 1
+    crashed = proc.returncode not in (0, 1) or (proc.returncode == 1 and "did not rebuild" not in proc.stdout)
+    output = proc.stdout + (proc.stderr if crashed else "")
+    if crashed:
+        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"no error output (exit {proc.returncode})"
+        reason = reason.replace(str(Path(site_dir).resolve()) + "/", "").replace(str(site_dir).rstrip("/") + "/", "")
+        return VerifyResult(False, f"recompute.py crashed (exit {proc.returncode}): {reason}\n{output}", reason)
     return VerifyResult(proc.returncode == 0, output)

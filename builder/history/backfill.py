@@ -174,7 +174,7 @@ def read_demo_sources(cfg: SiteConfig, base: Path) -> dict[str, DemoSource]:
             if source.kind == "livebench":
                 releases = _livebench_releases(payload, source)
             else:
-                r = parse_payload(payload, source)
+                r = parse_payload(payload, source, cfg.limits)
                 day = r.published or source.date or payload.fetched_at.astimezone(UTC).date()
                 releases = ((day, r),)
         except PayloadError as exc:

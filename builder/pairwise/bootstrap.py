@@ -30,6 +30,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +121,8 @@ def bootstrap_bt(
         tasks = [blocks[k : k + per] for k in range(0, len(blocks), per)]
         import concurrent.futures as cf  # a pool only for big jobs: most runs never import multiprocessing
 
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_worker_init,
+                                    initargs=(os.getpid(),)) as pool, _terminate_on_signal(pool):
             parts = list(pool.map(_run_rounds, [job] * len(tasks), tasks))
         samples = np.concatenate([p[0] for p in parts])
         degenerate = sum(p[1] for p in parts)
@@ -130,6 +134,56 @@ def bootstrap_bt(
 def block_rounds(n_pairs: int) -> int:
     """Rounds refitted together for ``n_pairs`` pairs (fixed by the data, never by the workers)."""
     return max(1, min(_BLOCK_ROUNDS, _BLOCK_CELLS // max(n_pairs, 1)))
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init(parent: int) -> None:
+    """In each pool worker: die with the parent. Linux delivers SIGKILL to the worker when the
+    process that started it dies, however it dies (SIGKILL included), so no worker outlives a
+    killed build holding its stdout; elsewhere the parent's signal handler is the only guard."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a fork inherits the parent's handler
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends the pool
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+@contextlib.contextmanager
+def _terminate_on_signal(pool: Any) -> Iterator[None]:
+    """While the pool works, SIGTERM in the main thread kills its workers first, then ends this
+    process as the signal would; any other exit from the block that is not a normal return
+    (Ctrl-C, an error) kills the workers rather than waiting for their rounds."""
+    def kill_workers() -> None:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            with contextlib.suppress(Exception):
+                proc.kill()
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        def on_term(signum: int, frame: Any) -> None:
+            kill_workers()
+            signal.signal(signum, signal.SIG_DFL)  # then die of the signal, as without this handler
+            os.kill(os.getpid(), signum)
+
+        previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    except BaseException:
+        kill_workers()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _mp_context() -> mp.context.BaseContext | None:

@@ -15,6 +15,7 @@ file copy). Text is XML-escaped; long lines are cut with an ellipsis.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from collections.abc import Sequence
 from html import escape
@@ -34,7 +35,12 @@ RENDERER = f"resvg-py {resvg_py.__version__}; Roboto (font-roboto); v1"
 "Part of the cache key: a new renderer or card layout draws every card again."
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"Characters XML 1.0 cannot hold: an SVG with one is refused by the rasteriser."
+
+
 def _cut(text: str, n: int) -> str:
+    text = _NOT_XML.sub("", text)  # a snapshot saved before names were cleaned may still hold one
     return text if len(text) <= n else text[: n - 1].rstrip() + "\u2026"
 
 

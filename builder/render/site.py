@@ -118,7 +118,7 @@ def render_site(
         "movement_hidden": movement_hidden,
         "has_feed": any(p.key == "changes" for p in chosen),
     })
-    copy_static([t / "static" for t in templates], out / "static")
+    warnings += copy_static([t / "static" for t in templates], out / "static")
     for page in chosen:
         page.render(w)
     day = snap.date if snap else None
@@ -168,14 +168,16 @@ def write_site_atomically(target: Path, build: Callable[[Path], T]) -> T:
     instant leaves either ``target`` or the previous site at ``.<name>.old-*``, which
     ``recover_site`` (run first here and at the start of every build) puts back.
     """
+    from builder.util.outdir import check_out_dir, write_marker
     from builder.util.testhooks import pause_point
 
-    target = Path(target).resolve()
+    target = check_out_dir(target)  # never swap away a folder this tool did not write
     target.parent.mkdir(parents=True, exist_ok=True)
     recover_site(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
         result = build(tmp)
+        write_marker(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

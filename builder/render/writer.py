@@ -26,6 +26,7 @@ from builder.render.formatting import FILTERS
 from builder.render.markdown import SLOT, ContentPage, render_markdown
 from builder.snapshot.models import Board, Snapshot
 from builder.util.dirs import find_dir as find_dir  # re-exported: the renderer's callers find folders here
+from builder.util.io import with_path
 from builder.util.text import finalize_value, model_slug, safe_url
 
 T = TypeVar("T")
@@ -91,9 +92,12 @@ class SiteWriter:
 
     def file(self, rel: str, text: str) -> None:
         path = self.out / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:  # a full disk names no file: say which one
+            raise with_path(exc, path) from exc
 
     def page(self, rel: str, template: str, *, sitemap: bool = True, absolute: bool = False, **ctx: Any) -> None:
         """Render ``template`` to ``rel`` (``.../index.html``); ``absolute`` links from the base path."""
@@ -175,13 +179,36 @@ def _env_for(templates: str | tuple[str, ...]) -> jinja2.Environment:
     return env
 
 
-def copy_static(src: Path | Sequence[Path], dst: Path) -> None:
+def copy_static(src: Path | Sequence[Path], dst: Path) -> list[str]:
     """Copy ``static/`` folders into ``dst``, per file: with several (the site's first, then the
-    package's), a file in an earlier folder replaces the same path from a later one."""
+    package's), a file in an earlier folder replaces the same path from a later one. Return a
+    warning per entry left out.
+
+    A symbolic link (or anything but a regular file or folder: a FIFO, a device) is never
+    followed: its target could be any file on the machine (``/etc/passwd``), and would be
+    published. It is left out with a warning naming it.
+    """
     srcs = [src] if isinstance(src, (str, Path)) else list(src)
-    for folder in reversed(srcs):
-        if Path(folder).is_dir():
-            shutil.copytree(folder, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"), dirs_exist_ok=True)
+    skipped: list[str] = []
+    hidden = shutil.ignore_patterns(".*", "__pycache__")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        out = set(hidden(folder, names))
+        for name in names:
+            if name in out:
+                continue
+            path = Path(folder) / name
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                out.add(name)
+                skipped.append(f"static file left out: {path} is a symbolic link or a special file")
+        return out
+
+    for folder in reversed([Path(f) for f in srcs]):
+        if folder.is_symlink():
+            skipped.append(f"static folder left out: {folder} is a symbolic link")
+        elif folder.is_dir():
+            shutil.copytree(folder, dst, ignore=ignore, dirs_exist_ok=True)
+    return skipped
 
 
 def md(page: ContentPage | None, root: str) -> str:

@@ -12,6 +12,8 @@ previous day) exits with code 2 and leaves what was saved before untouched.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -106,9 +108,23 @@ def load_snapshot(path: Path) -> Snapshot:
     """Read one snapshot file; a missing file, bad JSON, unknown version or bad content is one line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        info = os.stat(path)  # follows a symlink: its target is what would be read
+        if not stat.S_ISREG(info.st_mode):  # a FIFO blocks forever, /dev/zero never ends: refused unread
+            raise UserError(f"{path}: not a regular file (a FIFO, device or folder): refused")
+        if info.st_size > MAX_SNAPSHOT_BYTES:
+            raise UserError(f"{path}: {info.st_size} bytes, over the snapshot cap of {MAX_SNAPSHOT_BYTES} bytes")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SNAPSHOT_BYTES + 1)
+        if len(data) > MAX_SNAPSHOT_BYTES:  # it grew while being read
+            raise UserError(f"{path}: over the snapshot cap of {MAX_SNAPSHOT_BYTES} bytes")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: snapshot not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read snapshot: {exc}") from None
     return parse_snapshot(text, str(path))
+
+
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
+"""The largest snapshot file read (a day's snapshot is about 0.5 MB; the caps on upstream names and
+models keep a real one far below this)."""

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections import OrderedDict
+from datetime import UTC, datetime
 
-from builder.config import SourceConfig
+from builder.config import LimitsConfig, SourceConfig
 from builder.records import ParseResult, Payload
 
 
@@ -32,7 +33,7 @@ def row_url(source: SourceConfig, payload: Payload) -> str:
     return ""
 
 
-_PARSED: OrderedDict[tuple[str, str, str, str, str], ParseResult] = OrderedDict()
+_PARSED: OrderedDict[tuple[str, ...], ParseResult] = OrderedDict()
 _PARSED_MAX = 32
 
 
@@ -48,21 +49,30 @@ def _parse_key(payload: Payload, source: SourceConfig) -> tuple[str, str, str, s
             digest.hexdigest())
 
 
-def parse_payload(payload: Payload, source: SourceConfig) -> ParseResult:
-    """Dispatch to ``builder.sources.<kind>.parse``.
+def parse_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> ParseResult:
+    """Dispatch to ``builder.sources.<kind>.parse``, then clean every name and apply ``limits``
+    (``site.yml`` ``limits``, the defaults when not given: ``validate.check_result``); a payload
+    over a cap as a whole raises ``PayloadError`` with the reason.
 
     A build parses each payload twice, when it is fetched (the plausibility check) and
     when the stored payload is scored; the second parse of the same bytes under the same
     configuration returns the first one's result (records are frozen), so a build pays for
     one. Only successes are kept, the last ``_PARSED_MAX`` of them, in this process.
     """
-    key = _parse_key(payload, source)
+    from builder.sources.validate import check_result
+
+    limits = limits or LimitsConfig()
+    today = datetime.now(UTC).date()
+    key = (*_parse_key(payload, source), limits.model_dump_json(), today.isoformat())
     hit = _PARSED.get(key)
     if hit is not None:
         _PARSED.move_to_end(key)
         return hit
     module = importlib.import_module(f"builder.sources.{source.kind}")
     result: ParseResult = module.parse(payload, source)
+    result, refused = check_result(result, limits, today)
+    if refused is not None:
+        raise PayloadError(refused)
     _PARSED[key] = result
     if len(_PARSED) > _PARSED_MAX:
         _PARSED.popitem(last=False)

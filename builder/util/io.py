@@ -39,9 +39,19 @@ def write_atomic(path: Path, write: Callable[[TextIO], object], *, newline: str 
                 os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise with_path(exc, path) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def with_path(exc: OSError, path: Path | str) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a failed ``write`` of a full disk names none)."""
+    if exc.filename is not None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:

@@ -144,3 +144,25 @@ def csv_cell(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         v = ";".join(str(x) for x in v)
     return neutralise_formula(str(v))
+
+
+# An absolute local path inside a message (not part of a URL: no "//" or scheme before it).
+_LOCAL_PATH = re.compile(r"(?<![\w.:/\\-])(/[^\s/:'\"(),;]+(?:/[^\s/:'\"(),;]+)*/?)")
+
+
+def public_message(text: str | None, base: str | None = None) -> str | None:
+    """``text`` fit for the published site: a path under ``base`` (site.yml's folder) made
+    relative to it, any other absolute local path cut to its last part (``…/name``), so a
+    failed source's error never publishes the build machine's folders."""
+    if not text:
+        return text
+    if base:
+        root = base.rstrip("/") + "/"
+        text = text.replace(root, "")
+
+    def cut(m: re.Match[str]) -> str:
+        path = m.group(1)
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        return f"…/{name}" if name else "…/"
+
+    return _LOCAL_PATH.sub(cut, text)
