@@ -117,6 +117,11 @@ class SourceInfo(ApiModel):
     published: str | None = Field(default=None, description="Publication or run date of the payload in use.")
     fetched_at: str | None = Field(default=None, description="Time of the last fetch attempt (UTC).")
     payload_fetched_at: str | None = Field(default=None, description="When the payload in use was fetched (UTC).")
+    roles: list[str] = Field(
+        default_factory=list,
+        description="What its records do in the method, declared by its kind (arena, list_prices, market_prices, "
+        "build_checks, curated, licences).",
+    )
     contributing: bool | None = Field(default=None, description="Whether any board number uses this source.")
 
 

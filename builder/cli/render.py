@@ -197,6 +197,7 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
     def rebuild() -> None:
         nonlocal cfg, base
         try:
+            import builder.sources.registry  # noqa: F401  (installs the check of source kinds)
             from builder.config import load_config
 
             cfg, base = load_config(config_path)

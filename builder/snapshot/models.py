@@ -100,6 +100,32 @@ class Source(SnapshotModel):
     fetched_at: IsoDateTime | None = Field(description="Time of the last fetch attempt; null: never fetched.")
     payload_fetched_at: IsoDateTime | None = Field(description="When the payload in use was fetched.")
     contributing: bool = Field(description="Its evidence shows up on a published board, pick or stack.")
+    roles: tuple[str, ...] = Field(
+        default=(), strict=False,  # the legacy fill below hands a Python list, in JSON mode too
+        description="What its records do in the method, declared by its kind: arena (its text feed is the "
+        "Arena scale), list_prices (token prices of the worker boards), market_prices (prices of the value "
+        "stack), build_checks (build prices), curated (the operator's model facts), licences (open weights).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_roles(cls, data: object) -> object:
+        # Snapshots written before sources recorded their roles: the built-in kinds' roles then.
+        if isinstance(data, dict) and "roles" not in data and data.get("kind") in LEGACY_KIND_ROLES:
+            return {**data, "roles": list(LEGACY_KIND_ROLES[data["kind"]])}
+        return data
+
+
+LEGACY_KIND_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
+    "lmarena": ("arena",), "litellm": ("list_prices",), "openrouter": ("market_prices",),
+    "piratebench": ("build_checks",), "metadata": ("curated",), "lmarena_catalog": ("licences",),
+}
+"The roles of the built-in kinds, for snapshots that predate ``Source.roles`` (older files only)."
+
+
+def sources_playing(sources: Sequence[Source], role: str) -> list[str]:
+    """Names of the snapshot's sources whose kind plays ``role``, in snapshot order."""
+    return [s.name for s in sources if role in s.roles]
 
 
 # --------------------------------------------------------------------------- evidence
