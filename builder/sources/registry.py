@@ -53,6 +53,7 @@ from builder.sources import (
     lmarena_catalog,
     openrouter,
     piratebench,
+    table,
     terminal_bench,
 )
 from builder.sources import metadata as curated
@@ -192,6 +193,10 @@ BUILTIN_KINDS: tuple[SourceKindSpec, ...] = (
         name="metadata", parse=curated.parse, summary="curated model metadata YAML (the operator's own file)",
         yields=frozenset({"metadata"}), dated_rows=False, usable=count_models, usable_what="models",
         roles=frozenset({"curated"}), info_priority=0, fetch=FetchPlan("local")),
+    SourceKindSpec(
+        name="table", parse=table.parse,
+        summary="any published leaderboard by configuration (CSV, TSV, JSON, JSON Lines, YAML)",
+        yields=frozenset({"scores"}), check_options=table.check_options),
 )
 
 
