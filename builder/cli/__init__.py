@@ -8,6 +8,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     arena    the ``arena`` group (simulate, fit, history, judge)
     evals    the ``evals`` group (aggregate, clarify)
     diff     what changed between two snapshots, and why
+    sources  the source kinds found (built in or from plugins)
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -34,6 +35,7 @@ COMMANDS = {
     "evals": "builder.cli.evals:evals",
     "mcp": "builder.cli.mcp:mcp_cmd",
     "diff": "builder.cli.diff:diff_cmd",
+    "sources": "builder.cli.sources:sources_cmd",
 }
 
 
