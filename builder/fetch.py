@@ -11,19 +11,21 @@ Where a payload comes from:
   recorded demo payloads.
 * ``live=False``: the recorded payload bundled in the package (``SourceConfig.recorded``),
   copied into the store so later stages read one place.
-* ``local: true`` sources and the ``metadata`` kind: the project's own file, in both modes.
+* ``local: true`` sources and kinds whose fetch plan is ``local`` (the curated metadata): the
+  project's own file, in both modes.
 
-Fetch plans, per kind:
+Fetch plans: each kind declares its plan in ``builder.sources.registry`` (``FetchPlan``):
 
-* single-file kinds (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter,
-  piratebench): GET ``url``; the file is named after the URL's last path segment
-  (OpenRouter's ``/api/v1/models`` is stored as ``models.json``).
-* livebench: GET ``options.index_url`` (a GitHub contents-API listing), pick the latest
-  ``table_YYYY_MM_DD.csv`` and the categories file of the same date (or else the latest one
-  not newer than the table), GET both from ``url`` + file name.
-* terminal_bench: GET ``url`` (a .tar.gz of the leaderboard repository at a pinned commit),
-  read it in memory, keep ``results/**.json`` with the top folder stripped. Absolute
-  member names, ``..`` components, links and special files are ignored, never extracted.
+* ``file`` (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter, piratebench, table):
+  GET ``url``; the file is named by the plan's ``file_name`` (OpenRouter's ``/api/v1/models``
+  is stored as ``models.json``), else after the URL's last path segment.
+* ``index`` (livebench): GET ``options.index_url`` (a GitHub contents-API listing), let the
+  kind pick the file names from it (LiveBench: the latest ``table_YYYY_MM_DD.csv`` and the
+  categories file of the same date, or else the latest one not newer than the table), GET
+  each from ``url`` + file name.
+* ``tarball`` (terminal_bench): GET ``url`` (a .tar.gz of the leaderboard repository at a
+  pinned commit), read it in memory, keep ``results/**.json`` with the top folder stripped.
+  Absolute member names, ``..`` components, links and special files are ignored, never extracted.
 
 HTTP: one ``httpx.Client`` per run (User-Agent from ``fetch.user_agent``), an idle timeout
 of ``source.timeout`` seconds (to connect, and between two reads) and a total deadline of
