@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
 import subprocess
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from builder import sources
 from builder.config import SiteConfig, load_config
 from builder.errors import UserError
 from builder.pipeline import build
@@ -143,3 +145,24 @@ def test_renaming_every_source_leaves_every_column_filled(tmp_path):
         (c["feed"].split("/", 1)[1], c.get("a"), c.get("b")) for c in snaps[1]["calibration"]]
     assert [s["roles"] for s in snaps[0]["sources"]] == [s["roles"] for s in snaps[1]["sources"]]
     assert snaps[0]["stacks"] == json.loads(json.dumps(snaps[1]["stacks"]).replace('"renamed-', '"'))
+
+
+def test_a_stored_source_whose_kind_went_missing_fails_alone(tmp_path, monkeypatch):
+    """A payload stored while a plugin worked, scored after it stopped loading: that source is
+    failed with the reason, every other source scores."""
+    from builder.fetch import fetch_all
+    from builder.pipeline import parse_stored
+
+    shutil.copy(ROOT / "site.yml", tmp_path / "site.yml")
+    cfg, base = load_config(tmp_path / "site.yml")
+    fetch_all(cfg, base, live=False, progress=False)
+    kinds = dict(registry.load_kinds())
+    del kinds["epoch"]
+    monkeypatch.setattr(registry._CATALOG, "kinds", kinds)
+    monkeypatch.setattr(sources, "_PARSED", type(sources._PARSED)())  # a later process: nothing parsed yet
+    monkeypatch.setattr(registry._CATALOG, "broken", {"epoch": "source kind plugin 'epoch' (x:SPEC) not loaded"})
+    parsed = parse_stored(cfg, base)
+    assert not parsed.statuses["epoch"].ok and "not loaded" in parsed.statuses["epoch"].error
+    assert parsed.statuses["aider"].ok and any(o.source == "aider" for o in parsed.result.observations)
+    assert not any(o.source == "epoch" for o in parsed.result.observations)
+    assert registry.check_kind("epoch") is None and "unknown kind" in (registry.check_kind("nope") or "")

@@ -63,7 +63,7 @@ from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
 from builder.snapshot.worked import compute_worked_example
-from builder.sources.metadata import open_weight as open_weight_status
+from builder.sources.licence import open_weight as open_weight_status
 from builder.sources.registry import Role, SourceKindSpec, sources_with, spec_or_none
 from builder.util.io import as_utc
 

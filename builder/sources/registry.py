@@ -45,6 +45,7 @@ from builder import config as _config
 from builder.config import SourceConfig
 from builder.records import ParseResult, Payload
 from builder.sources import (
+    PayloadError,
     aider,
     epoch,
     litellm,
@@ -260,8 +261,9 @@ def plugin_problems() -> list[str]:
     return list(_CATALOG.problems)
 
 
-class UnknownKind(Exception):
-    """A source names a kind no built-in module or loaded plugin declares."""
+class UnknownKind(PayloadError):
+    """A source names a kind no built-in module or loaded plugin declares (its plugin failed to
+    load): no payload of it can be read, so the source fails with this reason and the build goes on."""
 
     def __init__(self, name: str) -> None:
         why = _CATALOG.broken.get(name)
