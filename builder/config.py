@@ -10,11 +10,21 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from builder.errors import UserError
 
@@ -41,18 +51,21 @@ def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = No
     return p if p.is_absolute() else base / p
 
 
-SourceKind = Literal[
-    "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
-    "lmarena_catalog",  # LMArena arena-catalog scatterplot data (names, organisation, licence)
-    "epoch",  # Epoch AI Capabilities Index CSV
-    "aider",  # Aider polyglot leaderboard YAML
-    "livebench",  # LiveBench dated table CSV + categories JSON
-    "terminal_bench",  # Terminal-Bench leaderboard repository run folders
-    "litellm",  # LiteLLM model_prices_and_context_window.json
-    "openrouter",  # OpenRouter GET /api/v1/models
-    "piratebench",  # PirateBench build checks (ModelBoards' documented JSON format)
-    "metadata",  # curated model metadata YAML
-]
+SourceKind = str
+"""A source kind's name: a built-in kind or a plugin's (``builder.sources.registry``; ``modelboards
+sources`` lists them). Checked against the registry when the registry is loaded (it installs
+its check with ``use_kind_check``: this module sits below the sources and cannot import them)."""
+
+KindCheck = Callable[[str], "str | None"]
+OptionsCheck = Callable[[str, dict[str, Any]], list[str]]
+_kind_checks: list[tuple[KindCheck, OptionsCheck]] = []
+
+
+def use_kind_checks(kind: KindCheck, options: OptionsCheck) -> None:
+    """Install the registry's config-time checks of a source: ``kind(name)`` says why a kind
+    name is unknown (None: it is known); ``options(kind, options)`` lists the problems of its
+    kind-specific options, each ``"<option>: <what is wrong>"``."""
+    _kind_checks[:] = [(kind, options)]
 
 
 class Strict(BaseModel):
@@ -127,6 +140,24 @@ class SourceConfig(Strict):
     def _http_only(cls, v: str | None) -> str | None:
         if v is not None and not (v.startswith("http://") or v.startswith("https://")):
             raise ValueError("must be an http(s) URL")
+        return v
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, v: str) -> str:
+        for check, _ in _kind_checks:
+            problem = check(v)
+            if problem:
+                raise ValueError(problem)
+        return v
+
+    @field_validator("options")
+    @classmethod
+    def _kind_options(cls, v: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        kind = info.data.get("kind")
+        problems = [p for _, check in _kind_checks for p in check(kind, v)] if kind else []
+        if problems:
+            raise ValueError("; ".join(problems))
         return v
 
     @property

@@ -11,19 +11,21 @@ Where a payload comes from:
   recorded demo payloads.
 * ``live=False``: the recorded payload bundled in the package (``SourceConfig.recorded``),
   copied into the store so later stages read one place.
-* ``local: true`` sources and the ``metadata`` kind: the project's own file, in both modes.
+* ``local: true`` sources and kinds whose fetch plan is ``local`` (the curated metadata): the
+  project's own file, in both modes.
 
-Fetch plans, per kind:
+Fetch plans: each kind declares its plan in ``builder.sources.registry`` (``FetchPlan``):
 
-* single-file kinds (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter,
-  piratebench): GET ``url``; the file is named after the URL's last path segment
-  (OpenRouter's ``/api/v1/models`` is stored as ``models.json``).
-* livebench: GET ``options.index_url`` (a GitHub contents-API listing), pick the latest
-  ``table_YYYY_MM_DD.csv`` and the categories file of the same date (or else the latest one
-  not newer than the table), GET both from ``url`` + file name.
-* terminal_bench: GET ``url`` (a .tar.gz of the leaderboard repository at a pinned commit),
-  read it in memory, keep ``results/**.json`` with the top folder stripped. Absolute
-  member names, ``..`` components, links and special files are ignored, never extracted.
+* ``file`` (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter, piratebench, table):
+  GET ``url``; the file is named by the plan's ``file_name`` (OpenRouter's ``/api/v1/models``
+  is stored as ``models.json``), else after the URL's last path segment.
+* ``index`` (livebench): GET ``options.index_url`` (a GitHub contents-API listing), let the
+  kind pick the file names from it (LiveBench: the latest ``table_YYYY_MM_DD.csv`` and the
+  categories file of the same date, or else the latest one not newer than the table), GET
+  each from ``url`` + file name.
+* ``tarball`` (terminal_bench): GET ``url`` (a .tar.gz of the leaderboard repository at a
+  pinned commit), read it in memory, keep ``results/**.json`` with the top folder stripped.
+  Absolute member names, ``..`` components, links and special files are ignored, never extracted.
 
 HTTP: one ``httpx.Client`` per run (User-Agent from ``fetch.user_agent``), an idle timeout
 of ``source.timeout`` seconds (to connect, and between two reads) and a total deadline of
@@ -85,6 +87,7 @@ import tenacity
 from builder.config import FetchSettings, LimitsConfig, SiteConfig, SourceConfig
 from builder.errors import UserError
 from builder.records import FetchStatus, Payload
+from builder.sources.registry import FetchPlan, kind_of, spec_or_none
 from builder.store import (
     payload_digest,
     read_payload,
@@ -95,8 +98,6 @@ from builder.store import (
 )
 
 log = logging.getLogger(__name__)
-
-SINGLE_FILE_KINDS = frozenset({"lmarena", "lmarena_catalog", "epoch", "aider", "litellm", "openrouter", "piratebench"})
 
 # Indirection so tests can record the backoff delays instead of sleeping.
 _sleep: Callable[[float], None] = time.sleep
@@ -385,53 +386,23 @@ def _fetch_source_url(
 
 
 def single_file_name(source: SourceConfig) -> str:
-    """The payload file name of a single-file source: the URL's last path segment."""
-    if source.kind == "openrouter":
-        return "models.json"
+    """The payload file name of a single-file source: its plan's ``file_name``, else the URL's last path segment."""
+    name = kind_of(source).fetch.file_name
+    if name:
+        return name
     assert source.url is not None
-    name = PurePosixPath(urlsplit(source.url).path).name
-    return name or f"{source.name}.dat"
+    return PurePosixPath(urlsplit(source.url).path).name or f"{source.name}.dat"
 
 
-_TABLE = re.compile(r"^table_(\d{4})_(\d{2})_(\d{2})\.csv$")
-_CATEGORIES = re.compile(r"^categories_(\d{4})_(\d{2})_(\d{2})\.json$")
-
-
-def _dated(names: list[str], pattern: re.Pattern[str]) -> list[tuple[date, str]]:
-    out = []
-    for name in names:
-        m = pattern.match(name)
-        if m:
-            try:
-                out.append((date(int(m[1]), int(m[2]), int(m[3])), name))
-            except ValueError:
-                continue
-    return sorted(out)
-
-
-def pick_livebench_files(names: list[str]) -> tuple[str, str]:
-    """``(table, categories)`` file names of the latest LiveBench release in a listing.
-
-    The latest ``table_YYYY_MM_DD.csv``; the categories file of the same date, or else the
-    latest ``categories_YYYY_MM_DD.json`` not newer than the table. Raises FetchError.
-    """
-    tables = _dated(names, _TABLE)
-    if not tables:
-        raise FetchError("LiveBench index lists no table_YYYY_MM_DD.csv file")
-    table_date, table = tables[-1]
-    cats = [(d, n) for d, n in _dated(names, _CATEGORIES) if d <= table_date]
-    if not cats:
-        raise FetchError(f"LiveBench index lists no categories file dated on or before {table}")
-    return table, cats[-1][1]
-
-
-def _livebench_plan(
-    client: httpx.Client, source: SourceConfig, settings: FetchSettings
+def _index_plan(
+    client: httpx.Client, source: SourceConfig, settings: FetchSettings, plan: FetchPlan
 ) -> tuple[dict[str, bytes], int, str]:
-    index_url = source.options.get("index_url")
+    """GET the listing at ``options[plan.index_option]``, let the kind pick file names, GET each from ``url``."""
+    index_url = source.options.get(plan.index_option)
     if not index_url:
-        raise FetchError("livebench needs options.index_url (the GitHub contents-API listing of its public/ folder)")
-    assert source.url is not None
+        raise FetchError(f"{source.kind} needs options.{plan.index_option} "
+                         "(the GitHub contents-API listing of its folder)")
+    assert source.url is not None and plan.pick is not None
     body, _, _ = _fetch_source_url(client, source, index_url, settings)
     try:
         listing = json.loads(body)
@@ -439,12 +410,15 @@ def _livebench_plan(
             raise TypeError(f"expected a JSON list, got {type(listing).__name__}")
         names = [entry["name"] for entry in listing if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
     except (ValueError, TypeError, KeyError) as exc:
-        raise FetchError(f"unreadable LiveBench index {index_url}: {exc}", received=len(body)) from exc
-    table, categories = pick_livebench_files(names)
+        raise FetchError(f"unreadable {source.kind} index {index_url}: {exc}", received=len(body)) from exc
+    try:
+        wanted = plan.pick(names)
+    except ValueError as exc:
+        raise FetchError(str(exc)) from exc
     base = source.url if source.url.endswith("/") else source.url + "/"
     files: dict[str, bytes] = {}
     code, final = 200, base
-    for name in (table, categories):
+    for name in wanted:
         files[name], code, final = _fetch_source_url(client, source, base + name, settings)
     return files, code, final
 
@@ -491,12 +465,13 @@ def _fetch_plan(
     """Run the kind's fetch plan: ``({file: bytes}, HTTP status of the last response, its final URL)``."""
     if not source.url:
         raise FetchError("no live URL configured")
-    if source.kind == "livebench":
-        return _livebench_plan(client, source, settings)
-    if source.kind == "terminal_bench":
+    plan = kind_of(source).fetch
+    if plan.shape == "index":
+        return _index_plan(client, source, settings, plan)
+    if plan.shape == "tarball":
         blob, code, final = _fetch_source_url(client, source, source.url, settings)
         return extract_results(blob, source.max_bytes), code, final
-    if source.kind in SINGLE_FILE_KINDS:
+    if plan.shape == "file":
         body, code, final = _fetch_source_url(client, source, source.url, settings)
         return {single_file_name(source): body}, code, final
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
@@ -599,7 +574,8 @@ def store_path(cfg: SiteConfig, base: Path) -> Path:
 
 
 def _is_local(source: SourceConfig) -> bool:
-    return source.local or source.kind == "metadata"
+    spec = spec_or_none(source)
+    return source.local or (spec is not None and spec.local)
 
 
 def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import builder.sources.registry  # noqa: F401  (installs the config check of source kinds, as the CLI does)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 

@@ -20,7 +20,7 @@ from builder.api.build import compute_schemas, endpoint_paths, methodology_markd
 from builder.api.models import SCHEMAS, BoardRow
 from builder.config import load_config
 from builder.evidence.explain import explain_model, format_explain
-from builder.render.exports import BOARD_CSV_COLUMNS, UNCERTAINTY_COLUMNS
+from builder.render.exports import UNCERTAINTY_COLUMNS, board_csv_columns
 from builder.render.site import render_site
 from builder.snapshot import list_snapshots, load_snapshot, validate_snapshot
 from builder.util.text import model_slug
@@ -87,10 +87,10 @@ def test_board_rows_are_the_download_rows_field_for_field(bundled_site, snapshot
         assert doc["board"] == download["board"]
         assert [r["identity"] for r in doc["rows"]] == [r["identity"] for r in b["rows"]]
         assert set(doc["provenance"]) == {r["identity"] for r in doc["rows"] + doc["new"]}
-    # the typed row has the download's columns, in the download's order (families, then the
-    # bootstrap's columns last)
-    assert list(BoardRow.model_fields) == [c for c, _, _ in BOARD_CSV_COLUMNS[1:] if c not in UNCERTAINTY_COLUMNS] + [
-        "families", *UNCERTAINTY_COLUMNS]
+    # the typed row has the download's columns, in the download's order: the CSV's (but the
+    # strip), then families (one CSV column each)
+    assert list(BoardRow.model_fields) == [c for c, _, _ in board_csv_columns()[1:]] + ["families"]
+    assert all(set(UNCERTAINTY_COLUMNS) <= set(r) for r in doc["rows"])
 
 
 def test_provenance_names_the_url_of_every_number(bundled_site, snapshot):
@@ -242,5 +242,6 @@ def test_published_schemas_write_nullable_fields_as_type_lists():
     assert "anyOf" not in json.dumps(row)
     assert row["properties"]["movement"]["type"] == ["integer", "string", "null"]
     assert row["properties"]["partial_reasons"] == {"description": "Why the row is partial.", "title":
-                                                    "Partial Reasons", "type": ["array", "null"],
+                                                    "Partial Reasons", "type": "array",
                                                     "items": {"type": "string"}}
+    assert row["properties"]["r_lo"]["type"] == ["number", "null"]

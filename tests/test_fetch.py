@@ -35,10 +35,10 @@ from builder.fetch import (
     fetch_all,
     format_status_table,
     load_payloads,
-    pick_livebench_files,
     read_recorded,
 )
 from builder.records import FetchStatus, Payload
+from builder.sources.livebench import pick_release_files as pick_livebench_files
 from builder.store import payload_digest, read_payload, read_status, write_payload, write_status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,9 +334,9 @@ def test_livebench_picks_latest_table_and_matching_categories():
     assert pick_livebench_files(names) == ("table_2026_01_08.csv", "categories_2025_12_23.json")
     assert pick_livebench_files(["table_2026_13_40.csv", "table_2025_12_23.csv", "categories_2025_12_23.json"]) == (
         "table_2025_12_23.csv", "categories_2025_12_23.json")  # fmt: skip
-    with pytest.raises(FetchError, match="no table"):
+    with pytest.raises(ValueError, match="no table"):
         pick_livebench_files(["categories_2026_01_08.json", "table_latest.csv"])
-    with pytest.raises(FetchError, match="no categories"):
+    with pytest.raises(ValueError, match="no categories"):
         pick_livebench_files(["table_2025_12_23.csv", "categories_2026_01_08.json"])
 
 
@@ -345,7 +345,7 @@ def test_livebench_bad_index_fails_with_reason(live):
     name = by_kind(cfg, "livebench")
     server.routes[path_of(cfg, name, index=True)] = send(b'{"message": "API rate limit exceeded"}')
     st = {s.source: s for s in fetch_all(cfg, base, live=True, progress=False, now=T1)}[name]
-    assert not st.ok and "unreadable LiveBench index" in st.error and "expected a JSON list" in st.error
+    assert not st.ok and "unreadable livebench index" in st.error and "expected a JSON list" in st.error
 
 
 # The failures a source can meet, each with the reason its status must give.

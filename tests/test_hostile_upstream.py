@@ -128,7 +128,7 @@ GZIP_BOMB = gzip.compress(b"\0" * 200_000_000, compresslevel=9)
 REASONS = {
     "http-500": ("HTTP 500",), "http-404": ("HTTP 404",), "timeout": ("timed out",), "slow-drip": ("deadline",),
     "refused": ("connection failed",), "truncated": ("incomplete response",),
-    "invalid": ("unparseable payload", "unreadable LiveBench index", "unreadable tarball"),
+    "invalid": ("unparseable payload", "unreadable livebench index", "unreadable tarball"),
     "empty": ("implausible payload", "unparseable payload"), "oversize": ("too large",),
     "redirect-off-host": ("redirect to another host",), "gzip-bomb": ("too large",), "alias-bomb": ("alias",),
 }

@@ -5,7 +5,7 @@ fetch time or origin parse anew."""
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 import shutil
 from collections import Counter
 from dataclasses import replace
@@ -17,6 +17,7 @@ import builder.sources as sources
 from builder.config import load_config
 from builder.fetch import fetch_all, load_payloads
 from builder.pipeline import parse_stored
+from builder.sources import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,15 +28,15 @@ def counted(monkeypatch):
     monkeypatch.setattr(sources, "_PARSED", type(sources._PARSED)())
     calls: Counter[str] = Counter()
     cfg, _ = load_config(ROOT / "site.yml")
+    kinds = registry.load_kinds()
     for kind in {s.kind for s in cfg.sources}:
-        module = importlib.import_module(f"builder.sources.{kind}")
-        real = module.parse
+        real = kinds[kind].parse
 
         def parse(payload, source, _real=real, _kind=kind):
             calls[_kind] += 1
             return _real(payload, source)
 
-        monkeypatch.setattr(module, "parse", parse)
+        monkeypatch.setitem(kinds, kind, dataclasses.replace(kinds[kind], parse=parse))
     return calls
 
 

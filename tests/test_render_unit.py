@@ -330,7 +330,7 @@ def test_archive_changelog_and_downloads(site, golden_snapshot):
         assert doc["licence"] == exports.RATING_LICENCE and doc["rows"][0]["r"] == board["rows"][0]["r"]
         assert {s["name"] for s in doc["sources"]} == {s["name"] for s in golden_snapshot["sources"]}
     data_page = (site / "data" / "index.html").read_text(encoding="utf-8")
-    for col, _, _ in exports.BOARD_CSV_COLUMNS:
+    for col, _, _ in exports.board_csv_columns():
         assert f"<code>{col}</code>" in data_page
 
 

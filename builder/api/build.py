@@ -170,7 +170,6 @@ class _Index:
         self.families: Mapping[str, Doc] = snapshot.get("families") or {}
         self.sources = _source_infos(snapshot)
         self.source_url = {s.name: s.url for s in self.sources}
-        kinds = {s.name: s.kind for s in self.sources}
         self.observations: dict[str, list[Doc]] = defaultdict(list)
         for o in snapshot.get("observations") or []:
             if isinstance(o, Mapping) and o.get("identity"):
@@ -190,13 +189,13 @@ class _Index:
         self.token: dict[str, list[Doc]] = defaultdict(list)
         for p in prices.get("token") or []:
             self.token[p.get("identity")].append({**p, "url": self.source_url.get(p.get("source"))})
-        build_sources = [s.name for s in self.sources if s.kind == "piratebench"]
+        build_sources = [s.name for s in self.sources if "build_checks" in s.roles]
         build_url = self.source_url.get(build_sources[0]) if build_sources else None
-        self.build_source = build_sources[0] if build_sources else "piratebench"
+        self.build_source = build_sources[0] if build_sources else ""
         self.build: dict[str, list[Doc]] = defaultdict(list)
         for p in prices.get("build") or []:
             self.build[p.get("identity")].append({**p, "url": build_url})
-        self.token_kind = {p["source"]: kinds.get(p["source"]) for ps in self.token.values() for p in ps}
+        self.list_price_sources = {s.name for s in self.sources if "list_prices" in s.roles}
         for ident, meta in self.models.items():
             self.names[ident] = (meta or {}).get("name") or self.names.get(ident) or ident
         for ident, obs in self.observations.items():
@@ -228,8 +227,8 @@ class _Index:
         out = {f: list(dict.fromkeys(v["url"] for v in self.family_values(ident, f) if v["url"]))
                for f in row.get("families") or {}}
         if row.get("token_price") is not None:
-            hit = next((p for p in self.token.get(ident, []) if p.get("used") and self.token_kind.get(p["source"])
-                        == "litellm" and p.get("blended") == row["token_price"]), None)
+            hit = next((p for p in self.token.get(ident, []) if p.get("used") and p["source"] in self.list_price_sources
+                        and p.get("blended") == row["token_price"]), None)
             out["token_price"] = [hit["url"]] if hit is not None and hit["url"] else []
         if row.get("build_price") is not None:
             hit = next((p for p in self.build.get(ident, []) if p.get("price") == row["build_price"]), None)

@@ -19,10 +19,15 @@ to the upstream source of a number (``null`` where the source is a local file).
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from builder.snapshot import models as snapshot_models
 
 API_VERSION: Final = "v1"
 
@@ -117,42 +122,48 @@ class SourceInfo(ApiModel):
     published: str | None = Field(default=None, description="Publication or run date of the payload in use.")
     fetched_at: str | None = Field(default=None, description="Time of the last fetch attempt (UTC).")
     payload_fetched_at: str | None = Field(default=None, description="When the payload in use was fetched (UTC).")
+    roles: list[str] = Field(
+        default_factory=list,
+        description="What its records do in the method, declared by its kind (arena, list_prices, market_prices, "
+        "build_checks, curated, licences).",
+    )
     contributing: bool | None = Field(default=None, description="Whether any board number uses this source.")
 
 
-class BoardRow(ApiModel):
-    """One row of a board download (``data/boards/{id}.json`` ``rows``/``new``), the same fields
-    in the same order."""
+def _api_annotation(annotation: Any) -> Any:
+    """The JSON shape of a snapshot field's type: tuples as lists, literals as strings, constraints dropped."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _api_annotation(args[0])
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, dict.fromkeys(_api_annotation(a) for a in args))
+    if origin in (tuple, list):
+        return list[_api_annotation(args[0])]  # type: ignore[misc]
+    if origin is Literal:
+        return str
+    return annotation
 
-    rank: int | None = Field(description="Competition rank on unrounded R; null in the New strip.")
-    model: str = Field(description="Model name as displayed.")
-    identity: str = Field(description="Identity key (the model page is models/{slug}/).")
-    score: int = Field(description="Displayed score: R rounded half to even.")
-    r: float = Field(description="Unrounded weighted mean R over the families present, Arena scale.")
-    partial: bool = Field(description="The row carries the partial label.")
-    partial_reasons: list[str] | None = Field(description="Why the row is partial.")
-    coverage: float | None = Field(description="Present preset weight / all preset weight, 0..1.")
-    available_share: float | None = Field(
-        description="Present preset weight / weight of the families available in the snapshot, 0..1.")
-    movement: int | str | None = Field(
-        description="Rank change since the previous snapshot (positive = up), 'new', or null.")
-    evaluators: list[str] | None = Field(description="Independent evaluators contributing.")
-    token_price: float | None = Field(description="Blended token price, USD per million tokens.")
-    build_price: float | None = Field(description="PirateBench median build price, USD per build.")
-    build_passed: bool | None = Field(description="PirateBench build check passed.")
-    families: dict[str, float] | None = Field(description="Family mean of usable calibrated scores, Arena scale.")
-    r_lo: float | None = Field(default=None, description="2.5 percentile of R over the board bootstrap's rounds, "
-                               "Arena scale (null without a bootstrap).")
-    r_hi: float | None = Field(default=None, description="97.5 percentile of R over those rounds.")
-    rank_lo: int | None = Field(default=None, description="Best plausible rank (2.5 percentile of the rank).")
-    rank_hi: int | None = Field(default=None, description="Worst plausible rank (97.5 percentile of the rank).")
-    rank_ub: int | None = Field(default=None, description="Rank (UB): 1 + the ranked rows whose r_lo is above "
-                                "this row's r_hi.")
-    p_first: float | None = Field(default=None, description="Share of rounds in which the row ranks 1.")
-    p_above: float | None = Field(default=None, description="Share of rounds in which the row directly above has "
-                                  "a strictly greater R (null on the first row).")
-    tied_above: bool | None = Field(default=None, description="p_above under the tie threshold: statistically tied "
-                                    "with the row above.")
+
+def board_row_model(row_model: type[snapshot_models.BoardRow] | None = None) -> type[ApiModel]:
+    """The API's board row, made from the snapshot's ``BoardRow`` (``board_row_columns``): the
+    same columns in the same order, with their descriptions; the bootstrap's fields null without one."""
+    fields: dict[str, Any] = {}
+    for c in snapshot_models.board_row_columns(row_model):
+        annotation = _api_annotation(c.annotation)
+        fields[c.name] = (annotation, Field(description=c.description)) if c.required else (
+            annotation | None, Field(default=None, description=c.description))
+    doc = ("One row of a board download (``data/boards/{id}.json`` ``rows``/``new``): the snapshot's "
+           "board row, field for field, with its bootstrap's fields flat.")
+    return create_model("BoardRow", __base__=ApiModel, __doc__=doc, __module__=__name__, **fields)
+
+
+if TYPE_CHECKING:
+    class BoardRow(ApiModel):
+        """The API's board row (``board_row_model``); its fields are the snapshot's."""
+
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    BoardRow = board_row_model()
 
 
 class ObservationRef(ApiModel):

@@ -10,6 +10,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     diff     what changed between two snapshots, and why
     identities  spellings no other source matched, and the operator's registry
     new      start a site folder (site.yml, content/, templates/, workflows) that builds offline
+    sources  the source kinds found (built in or from plugins)
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -38,6 +39,7 @@ COMMANDS = {
     "diff": "builder.cli.diff:diff_cmd",
     "identities": "builder.cli.identities:identities_cmd",
     "new": "builder.cli.new:new_cmd",
+    "sources": "builder.cli.sources:sources_cmd",
 }
 
 

@@ -30,6 +30,7 @@ class Context:
     def load(self) -> tuple[SiteConfig, Path]:
         """(SiteConfig, base folder), loaded once."""
         if self._loaded is None:
+            import builder.sources.registry  # noqa: F401  (installs the check of source kinds)
             from builder.config import load_config
 
             self._loaded = load_config(self.config_path)

@@ -275,6 +275,7 @@ def serve_cmd(obj: Context, port: int, out: Path | None, snapshot_path: Path | N
         from builder.util.lock import project_lock
 
         try:
+            import builder.sources.registry  # noqa: F401  (installs the check of source kinds)
             from builder.config import load_config
 
             cfg, base = load_config(config_path)

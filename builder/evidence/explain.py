@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from builder.errors import UserError
-from builder.snapshot.models import Board, BoardRow, Observation, Snapshot
+from builder.snapshot.models import Board, BoardRow, Observation, Snapshot, sources_playing
 
 
 def _find_board(snapshot: Snapshot, board_id: str) -> Board:
@@ -62,7 +62,7 @@ def explain_row(snapshot: Snapshot, board: Board, row: BoardRow, observations: I
     ident = row.identity
     weights = dict(board.weights)
     families = snapshot.families
-    arena_sources = {s.name for s in snapshot.sources if s.kind == "lmarena"}
+    arena_sources = set(sources_playing(snapshot.sources, "arena"))
     fits = {(c.source, c.feed, c.release): c for c in snapshot.calibration}
     sources: list[dict[str, Any]] = []
     for o in observations:

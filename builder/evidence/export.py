@@ -28,7 +28,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from builder.snapshot.models import BoardRow, Calibration, CapabilityIndex, Observation, RowUncertainty, Snapshot
+from builder.snapshot.models import (
+    BoardRow,
+    Calibration,
+    CapabilityIndex,
+    Observation,
+    RowUncertainty,
+    Snapshot,
+    sources_playing,
+)
 from builder.snapshot.schema import SCHEMA_FILE
 from builder.util.formats import INDEX_LICENCE, RATING_LICENCE
 from builder.util.text import csv_cell
@@ -103,8 +111,8 @@ def compute_index_evidence(index: CapabilityIndex, snapshot: Snapshot, site_url:
 
 
 def _arena_feeds(snapshot: Snapshot) -> tuple[list[str], str | None]:
-    kinds = {s.name: s.kind for s in snapshot.sources}
-    feeds = sorted({o.feed for o in snapshot.observations if kinds.get(o.source) == "lmarena"})
+    arena = set(sources_playing(snapshot.sources, "arena"))
+    feeds = sorted({o.feed for o in snapshot.observations if o.source in arena})
     text = next((f for f in feeds if f.endswith("/text")), None)
     return feeds, text
 

@@ -61,6 +61,7 @@ from builder.records import (
     Price,
 )
 from builder.snapshot.models import Arena, Backfill, Evals, LmarenaDrift, Snapshot
+from builder.sources.registry import kind_of, sources_with
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,6 @@ BUILD_TIME = time(12, 45, tzinfo=UTC)
 BACKFILL_COMMAND = "modelboards backfill --demo"
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
-_UNDATED_KINDS = ("lmarena", "litellm", "openrouter", "lmarena_catalog", "metadata")
-"Kinds whose rows carry the file's date, not their own: never dropped by date."
 
 
 # --------------------------------------------------------------------------- dates
@@ -138,8 +137,8 @@ def drift_observation(o: Observation, day: date, final_day: date, points: float 
 class DemoSource:
     """One source's bundled payload, parsed once.
 
-    ``releases``: for LiveBench, ``(release date, records)`` oldest first, each parsed from
-    the files dated on or before that release; for every other kind one entry
+    ``releases``: for kinds with dated releases (LiveBench), ``(release date, records)`` oldest
+    first, each parsed from the files dated on or before that release; for every other kind one entry
     ``(payload date, records)``. ``payload_date``: the payload's own date (publication,
     else site.yml's date hint, else its recorded date).
     """
@@ -171,8 +170,8 @@ def read_demo_sources(cfg: SiteConfig, base: Path) -> dict[str, DemoSource]:
             log.warning("%s: no recorded payload for the backfill: %s", source.name, exc)
             continue
         try:
-            if source.kind == "livebench":
-                releases = _livebench_releases(payload, source)
+            if kind_of(source).dated_releases:
+                releases = _dated_releases(payload, source)
             else:
                 r = parse_payload(payload, source, cfg.limits)
                 day = r.published or source.date or payload.fetched_at.astimezone(UTC).date()
@@ -189,7 +188,9 @@ def read_demo_sources(cfg: SiteConfig, base: Path) -> dict[str, DemoSource]:
     return out
 
 
-def _livebench_releases(payload: Payload, source) -> tuple[tuple[date, ParseResult], ...]:
+def _dated_releases(payload: Payload, source) -> tuple[tuple[date, ParseResult], ...]:
+    """One payload's releases told apart by the dates in its file names, oldest first: each
+    parsed from the files dated on or before it (and the undated ones)."""
     from builder.sources import parse_payload
 
     days = sorted({d for name in payload.files if (d := _name_date(name)) is not None})
@@ -236,13 +237,15 @@ def compute_variant(sources: Mapping[str, DemoSource], cfg: SiteConfig, day: dat
     statuses: dict[str, FetchStatus | None] = {s.name: None for s in cfg.sources if s.enabled}
     published: dict[str, date | None] = {s.name: None for s in cfg.sources if s.enabled}
     for src in sources.values():
-        usable = [(d, r) for d, r in src.releases if d <= day] if src.kind == "livebench" else list(src.releases)
+        spec = kind_of(src.kind)
+        usable = [(d, r) for d, r in src.releases if d <= day] if spec.dated_releases else list(src.releases)
         if not usable:
             continue  # not published yet: "missing" on this day
         release_day, r = usable[-1]
-        dated = src.kind not in _UNDATED_KINDS
+        # rows that carry the file's date, not their own, are never dropped by date
+        dated = spec.dated_rows
         for o in r.observations:
-            if src.kind == "lmarena":
+            if "arena" in spec.roles:
                 observations.append(drift_observation(o, day, src.payload_date))
             elif not dated or o.date is None or o.date <= day:
                 observations.append(o)
@@ -256,8 +259,7 @@ def compute_variant(sources: Mapping[str, DemoSource], cfg: SiteConfig, day: dat
     everything = spellings(observations)
     selected = select_observations(observations, cfg, everything)
     models = identify(models, cfg, everything)
-    metadata = {s.name for s in cfg.sources if s.kind == "metadata"}
-    releases = compute_release_dates(models, metadata)
+    releases = compute_release_dates(models, sources_with(cfg, "curated"))
     return ScoringInputs(
         observations=tuple(o for o in selected if _released(o.identity, releases, day)),
         prices=tuple(p for p in identify(prices, cfg, everything) if _released(p.identity, releases, day)),
@@ -322,7 +324,7 @@ def compute_evals_variant(cfg: SiteConfig, base: Path, day: date, releases: Mapp
 
 def backfill_entry(sources: Mapping[str, DemoSource]) -> Backfill:
     """The ``backfill`` entry every demo-history snapshot carries (the rules above, in short)."""
-    lmarena = [s for s in sources.values() if s.kind == "lmarena"]
+    lmarena = [s for s in sources.values() if "arena" in kind_of(s.kind).roles]
     return Backfill(
         command=BACKFILL_COMMAND,
         demo=True,

@@ -215,10 +215,11 @@ class Tools:
                 raise ToolFailure(f"{seen[s.identity]!r} and {asked!r} are the same model ({s.identity})")
             seen[s.identity] = asked
         docs = [self._model_doc(data, s) for s in summaries]
-        kinds = {src.name: src.kind for src in data.index.sources}
+        list_prices = {src.name for src in data.index.sources if "list_prices" in src.roles}
+        build_source = next((src.name for src in data.index.sources if "build_checks" in src.roles), "")
         compared = []
         for s, d in zip(summaries, docs, strict=True):
-            token = next((p for p in d.token_prices if p.used and kinds.get(p.source) == "litellm"
+            token = next((p for p in d.token_prices if p.used and p.source in list_prices
                           and p.blended is not None), None)
             build = next((p for p in d.build_prices if p.price is not None or p.passed is not None), None)
             compared.append(ComparedModel(
@@ -226,7 +227,7 @@ class Tools:
                 token_price=None if token is None or token.blended is None else
                 PriceRef(source=token.source, key=token.key, value=token.blended, url=token.url),
                 build_price=None if build is None or build.price is None else
-                PriceRef(source="piratebench", key=build.model, value=build.price, url=build.url),
+                PriceRef(source=build_source, key=build.model, value=build.price, url=build.url),
                 build_passed=build.passed if build is not None else None,
                 families={f: ComparedFamily(title=v.title, mean=v.mean, calibrated=[o.calibrated for o in v.values],
                                             feeds=[o.feed for o in v.values], urls=[o.url for o in v.values])
@@ -336,11 +337,11 @@ class Tools:
         if summary is None:
             return {}
         doc = self._model_doc(data, summary)
-        kinds = {src.name: src.kind for src in data.index.sources}
+        list_prices = {src.name for src in data.index.sources if "list_prices" in src.roles}
         out = {f: list(dict.fromkeys(v.url for v in doc.families[f].values if v.url))
                for f in (row.families or {}) if f in doc.families}
         if row.token_price is not None:
-            token = next((p for p in doc.token_prices if p.used and kinds.get(p.source) == "litellm"
+            token = next((p for p in doc.token_prices if p.used and p.source in list_prices
                           and p.blended == row.token_price), None)
             out["token_price"] = [token.url] if token is not None and token.url else []
         if row.build_price is not None:

@@ -15,38 +15,35 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from builder.snapshot.models import ROW_UNCERTAINTY_FIELDS, Board, BoardPairwise, BoardRow, Snapshot
+from builder.snapshot.models import (
+    ROW_UNCERTAINTY_FIELDS,
+    Board,
+    BoardPairwise,
+    BoardRow,
+    Snapshot,
+    board_row_columns,
+    board_row_values,
+)
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import csv_cell
 
-#: (column, type, meaning) of ``data/boards/<id>.csv``; ``family_<id>`` columns follow.
-BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("strip", "text", "'ranked' for the board, 'new' for the New, not enough ratings yet strip"),
-    ("rank", "integer", "competition rank on unrounded R (1, 2, 2, 4); empty in the new strip"),
-    ("model", "text", "model name as displayed"),
-    ("identity", "text", "identity key; the model page is models/<identity>/"),
-    ("score", "integer", "displayed score: R rounded half to even"),
-    ("r", "float", "unrounded weighted mean R over the families present, Arena scale"),
-    ("partial", "boolean", "true when the row carries the partial label"),
-    ("partial_reasons", "text", "why the row is partial, ';'-separated"),
-    ("coverage", "float", "present preset weight / all preset weight, 0..1"),
-    ("available_share", "float", "present preset weight / weight of families available in the snapshot, 0..1"),
-    ("r_lo", "float", "2.5 percentile of R over the bootstrap rounds, Arena scale; empty when the bootstrap is off"),
-    ("r_hi", "float", "97.5 percentile of R over the bootstrap rounds, Arena scale"),
-    ("rank_lo", "integer", "best plausible rank: 2.5 percentile (lower) of the rank over the rounds; "
-                           "empty in the new strip"),
-    ("rank_hi", "integer", "worst plausible rank: 97.5 percentile (higher) of the rank over the rounds"),
-    ("rank_ub", "integer", "Rank (UB): 1 + number of ranked rows whose r_lo is above this row's r_hi"),
-    ("p_first", "float", "share of bootstrap rounds in which the row ranks 1"),
-    ("p_above", "float", "share of bootstrap rounds in which the row directly above has a greater R"),
-    ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; "
-                              "empty on the first row"),
-    ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
-    ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
-    ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
-    ("build_price", "float", "PirateBench median build price, USD per build"),
-    ("build_passed", "boolean", "PirateBench build check passed"),
-)
+STRIP_COLUMN = ("strip", "text", "'ranked' for the board, 'new' for the New, not enough ratings yet strip")
+"The CSV's first column: which strip the row is in (the JSON download keeps the strips apart)."
+
+
+def board_csv_columns(row_model: type[BoardRow] | None = None) -> tuple[tuple[str, str, str], ...]:
+    """(column, type, meaning) of ``data/boards/<id>.csv``: the strip, then every column of the
+    snapshot's ``BoardRow`` but ``families`` (declared there, with its description); one
+    ``family_<id>`` column per family follows."""
+    out = [STRIP_COLUMN]
+    for c in board_row_columns(row_model):
+        if c.type == "map":
+            continue  # families: one column each (FAMILY_COLUMN)
+        meaning = c.description + (" ';'-separated." if c.type == "list" else "")
+        out.append((c.name, "text" if c.type == "list" else c.type, meaning))
+    return tuple(out)
+
+
 FAMILY_COLUMN = ("family_<family>", "float", "family mean of usable calibrated scores, Arena scale; empty when absent")
 
 BOARD_JSON_FIELDS: tuple[tuple[str, str], ...] = (
@@ -106,26 +103,32 @@ def row_value(row: BoardRow, column: str) -> Any:
     return getattr(row, column)
 
 
+def board_row_model(board: Board) -> type[BoardRow]:
+    """The class of the board's rows (the snapshot's ``BoardRow``, or a subclass of it)."""
+    first = next(iter((*board.rows, *board.new)), None)
+    return type(first) if first is not None else BoardRow
+
+
 def render_board_csv(board: Board) -> str:
     """``data/boards/<id>.csv``: ranked rows then the new strip, one header line, ``\\n`` endings."""
     fams = board_families(board)
-    header = [c for c, _, _ in BOARD_CSV_COLUMNS] + [f"family_{f}" for f in fams]
+    columns = board_csv_columns(board_row_model(board))
+    header = [c for c, _, _ in columns] + [f"family_{f}" for f in fams]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     strips: tuple[tuple[str, Sequence[BoardRow]], ...] = (("ranked", board.rows), ("new", board.new))
     for strip, rows in strips:
         for row in rows:
-            values = [strip] + [row_value(row, c) for c, _, _ in BOARD_CSV_COLUMNS[1:]]
+            values = [strip] + [row_value(row, c) for c, _, _ in columns[1:]]
             values += [row.families.get(f) for f in fams]
             w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()
 
 
 def _row_json(row: BoardRow) -> dict[str, Any]:
-    keys = [c for c, _, _ in BOARD_CSV_COLUMNS[1:] if c not in UNCERTAINTY_COLUMNS] + ["families"]
-    out = row.model_dump(mode="json", include=set(keys))
-    return {**out, **{c: row_value(row, c) for c in UNCERTAINTY_COLUMNS}}
+    """A row of ``data/boards/<id>.json``: every column of its ``BoardRow``, in field order."""
+    return board_row_values(row)
 
 
 def board_pairwise(board: Board) -> BoardPairwise | None:

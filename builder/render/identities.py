@@ -23,7 +23,7 @@ import io
 import json
 from dataclasses import asdict, dataclass
 
-from builder.snapshot.models import Snapshot
+from builder.snapshot.models import Snapshot, sources_playing
 from builder.util.formats import RATING_LICENCE
 from builder.util.text import csv_cell
 
@@ -48,8 +48,8 @@ class IdentityRow:
     aliases: tuple[str, ...]
 
 
-def _price_key(snap: Snapshot, identity: str, source: str) -> str | None:
-    entries = [p for p in snap.prices.token if p.identity == identity and p.source == source]
+def _price_key(snap: Snapshot, identity: str, sources: list[str]) -> str | None:
+    entries = [p for p in snap.prices.token if p.identity == identity and p.source in sources]
     entries.sort(key=lambda p: not p.used)  # stable: the chosen entry, then input order
     return entries[0].key if entries else None
 
@@ -62,8 +62,9 @@ def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
             pairs.add((o.identity, o.source, o.model))
     for t in snap.prices.token:
         pairs.add((t.identity, t.source, t.key))
+    build_source = next(iter(sources_playing(snap.sources, "build_checks")), "")
     for b in snap.prices.build:
-        pairs.add((b.identity, "piratebench", b.model))
+        pairs.add((b.identity, build_source, b.model))
     if snap.arena is not None:
         known = {s: ident for ident, facts in snap.models.items() for s in facts.spellings} | {
             ident: ident for ident in snap.models}
@@ -75,9 +76,10 @@ def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
         spellings.setdefault(identity, set()).add(spelling)
     keys: dict[str, tuple[str | None, str | None]] = {}
     rows = []
+    market, listed = sources_playing(snap.sources, "market_prices"), sources_playing(snap.sources, "list_prices")
     for identity, source, spelling in sorted(pairs):
         if identity not in keys:
-            keys[identity] = (_price_key(snap, identity, "openrouter"), _price_key(snap, identity, "litellm"))
+            keys[identity] = (_price_key(snap, identity, market), _price_key(snap, identity, listed))
         facts = snap.models.get(identity)
         known_spellings = (set(facts.spellings) if facts is not None else set()) | spellings[identity]
         aliases = tuple(sorted(known_spellings - {spelling}))

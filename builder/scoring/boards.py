@@ -65,7 +65,8 @@ from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
 from builder.snapshot.worked import compute_worked_example
-from builder.sources.metadata import open_weight as open_weight_status
+from builder.sources.licence import open_weight as open_weight_status
+from builder.sources.registry import Role, SourceKindSpec, sources_with, spec_or_none
 from builder.util.io import as_utc
 
 STACK_KINDS = ("orchestrator", "mid_tier", "rote")
@@ -141,21 +142,28 @@ def memory_estimate_gb(params_b: float, cfg: SiteConfig) -> float:
 # --------------------------------------------------------------------------- inputs
 
 
-def source_kinds(cfg: SiteConfig) -> dict[str, str]:
-    return {s.name: s.kind for s in cfg.sources}
+def source_specs(cfg: SiteConfig) -> dict[str, SourceKindSpec]:
+    """Source name -> the spec of its kind (sources of an unavailable kind left out)."""
+    return {s.name: spec for s in cfg.sources if (spec := spec_or_none(s)) is not None}
 
 
 def compute_arena_feeds(observations: Iterable[Observation], cfg: SiteConfig) -> tuple[set[str], set[str]]:
-    """(Arena text feeds, all Arena feeds): feeds of enabled ``lmarena`` sources; text ends '/text'."""
-    lmarena = {s.name for s in cfg.sources if s.kind == "lmarena" and s.enabled}
-    text = {f"{name}/text" for name in lmarena}
-    every = {o.feed for o in observations if o.source in lmarena} | text
+    """(Arena text feeds, all Arena feeds): feeds of the enabled sources whose kind plays the
+    ``arena`` role; text ends '/text'."""
+    arena = sources_with(cfg, "arena")
+    text = {f"{name}/text" for name in arena}
+    every = {o.feed for o in observations if o.source in arena} | text
     return text, every
 
 
-def _info_rank(info: ModelInfo, kinds: Mapping[str, str]) -> tuple[int, str, str]:
-    order = {"metadata": 0, "lmarena_catalog": 1, "epoch": 2}
-    return (order.get(kinds.get(info.source, ""), 3), info.source, info.model)
+def _info_rank(info: ModelInfo, specs: Mapping[str, SourceKindSpec]) -> tuple[int, str, str]:
+    spec = specs.get(info.source)
+    return (spec.info_priority if spec is not None else 3, info.source, info.model)
+
+
+def _plays(specs: Mapping[str, SourceKindSpec], source: str, role: Role) -> bool:
+    spec = specs.get(source)
+    return spec is not None and role in spec.roles
 
 
 def compute_models(
@@ -171,7 +179,7 @@ def compute_models(
     smallest observed spelling. ``licence`` and ``open_weight`` follow the Arena catalog.
     ``sources`` records which source supplied the licence and the parameter count.
     """
-    kinds = source_kinds(cfg)
+    specs = source_specs(cfg)
     named = {k: set(v) for k, v in (extra_spellings or {}).items()}
     extra = set(extra) | set(named)
     text_feeds, _ = compute_arena_feeds(observations, cfg)
@@ -195,7 +203,7 @@ def compute_models(
         spellings[ident] |= {i.model for i in rows}
     out: dict[str, snap.ModelFacts] = {}
     for identity in sorted(spellings):
-        rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, kinds))
+        rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, specs))
 
         def first(attr: str, rows: list[ModelInfo] = rows) -> tuple[Any, str | None]:
             for i in rows:
@@ -204,10 +212,10 @@ def compute_models(
                     return v, i.source
             return None, None
 
-        curated = [i.model for i in rows if kinds.get(i.source) == "metadata"]
+        curated = [i.model for i in rows if _plays(specs, i.source, "curated")]
         observed = sorted(s for s in spellings[identity] if s)
         name = (curated[0] if curated else arena_name.get(identity)) or (observed[0] if observed else identity)
-        catalog = [i for i in rows if kinds.get(i.source) == "lmarena_catalog" and i.licence and i.licence.strip()]
+        catalog = [i for i in rows if _plays(specs, i.source, "licences") and i.licence and i.licence.strip()]
         arena_licence = catalog[0].licence if catalog else None
         params, params_source = first("params_b")
         if params is not None and not positive_number(params):
@@ -289,14 +297,13 @@ class PriceBook:
 
 
 def compute_price_book(inputs: ScoringInputs, cfg: SiteConfig) -> PriceBook:
-    kinds = source_kinds(cfg)
-    enabled = {s.name for s in cfg.sources if s.enabled}
+    def of_role(role: Role) -> list[Price]:
+        names = sources_with(cfg, role)
+        return [p for p in inputs.prices if p.source in names]
 
-    def of_kind(kind: str) -> list[Price]:
-        return [p for p in inputs.prices if kinds.get(p.source, p.source) == kind and p.source in enabled]
-
-    checks = [c for c in inputs.build_checks if kinds.get(c.source, c.source) == "piratebench" and c.source in enabled]
-    return PriceBook(select_token_prices(of_kind("litellm")), select_token_prices(of_kind("openrouter")),
+    checkers = sources_with(cfg, "build_checks")
+    checks = [c for c in inputs.build_checks if c.source in checkers]
+    return PriceBook(select_token_prices(of_role("list_prices")), select_token_prices(of_role("market_prices")),
                      compute_build_prices(checks), frozenset(c.source for c in checks))
 
 
@@ -545,6 +552,7 @@ def compute_sources(
         status: Literal["ok", "failed", "missing"] = "missing" if st is None else ("ok" if st.ok else "failed")
         out.append(snap.Source(
             name=s.name, title=s.title or s.name, kind=s.kind, status=status,
+            roles=tuple(sorted(spec.roles)) if (spec := spec_or_none(s)) is not None else (),
             error=st.error if st is not None else None, licence=s.licence, attribution=s.attribution,
             homepage=s.homepage, url=s.url,
             published=dates[s.name].isoformat() if s.name in dates else None,
@@ -639,8 +647,8 @@ def compute_scored_boards(
     book = compute_price_book(inputs, cfg)
     # Curated models count even before any evaluation (the Capability Index may inherit
     # a score for them through their lineage); price lists' thousands of entries do not.
-    kinds = source_kinds(cfg)
-    curated = {i.identity for i in inputs.models if kinds.get(i.source) == "metadata" and i.identity}
+    curated_sources = sources_with(cfg, "curated")
+    curated = {i.identity for i in inputs.models if i.source in curated_sources and i.identity}
     models = compute_models(observations, inputs.models, cfg, extra=set(book.build) | curated,
                             extra_spellings=extra_spellings)
     names = {k: v.name for k, v in models.items()}
@@ -664,7 +672,7 @@ def compute_scored_boards(
     dates = source_dates(inputs)
     sources = compute_sources(inputs, cfg, dates, contributing)
     credited = [dates[s.name] for s in sources if s.name in dates]
-    arena_names = {s.name for s in cfg.sources if s.kind == "lmarena" and s.enabled}
+    arena_names = sources_with(cfg, "arena")
     stale = any((st := inputs.statuses.get(n)) is not None and not st.ok for n in arena_names)
     families = {k: snap.Family(title=v.title, feeds=tuple(v.feeds)) for k, v in cfg.families.items()}
     snap_observations = tuple(compute_observation(o, c) for o, c in zip(observations, calibrated, strict=True))

@@ -19,10 +19,10 @@ Two per-source steps run before that rule, within one spelling:
 * Aider: rows of one spelling with the same raw score are first decided by the parser's
   ``details["tiebreak"]`` (a list of strings, e.g. ``[date, edit_format, commit]``, compared
   lexicographically, greater wins).
-* Terminal-Bench (``kind: terminal_bench``): among rows of one spelling the latest date wins,
-  then the greatest URL ("the latest date and URL win before configuration selection").
-  Same-spelling runs naming different agents or agent versions on the latest date are
-  already excluded by the parser.
+* kinds that declare the ``latest_run`` selection step (Terminal-Bench): among rows of one
+  spelling the latest date wins, then the greatest URL ("the latest date and URL win before
+  configuration selection"). Same-spelling runs naming different agents or agent versions
+  on the latest date are already excluded by the parser.
 
 Selection is pure: observations in, the same observations out (same order, same count),
 each with ``identity``, ``selected`` and ``reason`` filled in. Every row that does not
@@ -43,14 +43,13 @@ from builder.config import SiteConfig
 from builder.errors import UserError
 from builder.identity import alias_table, identity_maps
 from builder.records import Observation
+from builder.sources.registry import spec_or_none
 from builder.util.text import neutralise_formula
 
 SELECT_COLUMNS = (
     "source", "feed", "evaluator", "model", "identity", "raw", "date", "url", "selected", "reason",
 )
 "Columns of ``modelboards select``, in order."
-
-TERMINAL_BENCH_KIND = "terminal_bench"
 
 R = TypeVar("R")
 
@@ -121,7 +120,7 @@ def _why_lost(loser: Observation, winner: Observation) -> str:
     return f"duplicate of the selected {winner.model} row (same raw, date, spelling and URL)"
 
 
-def _terminal_bench_step(
+def _latest_run_step(
     rows: list[int], obs: list[Observation], verdict: dict[int, tuple[bool, str]]
 ) -> list[int]:
     """Per spelling, the latest date wins, then the greatest URL (before configuration selection).
@@ -192,11 +191,17 @@ def _tiebreak_step(
     return sorted(survivors)
 
 
-def _source_kind(cfg: SiteConfig, name: str) -> str | None:
+_SELECT_STEPS = {"latest_run": _latest_run_step}
+"The selection steps a kind may declare (``SourceKindSpec.select_step``), by name."
+
+
+def _select_step(cfg: SiteConfig, name: str) -> str | None:
+    """The selection step the kind of source ``name`` declares (None: none, or no such source)."""
     try:
-        return cfg.source(name).kind
+        spec = spec_or_none(cfg.source(name))
     except KeyError:
         return None
+    return spec.select_step if spec is not None else None
 
 
 def select_observations(observations: Sequence[Observation], cfg: SiteConfig,
@@ -226,8 +231,9 @@ def select_observations(observations: Sequence[Observation], cfg: SiteConfig,
                 verdict[i] = (False, "no usable raw score")
             else:
                 rows.append(i)
-        if _source_kind(cfg, source) == TERMINAL_BENCH_KIND:
-            rows = _terminal_bench_step(rows, obs, verdict)
+        step = _select_step(cfg, source)
+        if step is not None:
+            rows = _SELECT_STEPS[step](rows, obs, verdict)
         rows = _tiebreak_step(rows, obs, verdict)
         if not rows:
             continue

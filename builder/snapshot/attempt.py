@@ -36,8 +36,6 @@ from builder.util.io import as_utc, write_text_atomic
 
 ATTEMPTS_DIR = "attempts"
 ATTEMPT_SCHEMA_VERSION = 1
-ARENA_KINDS = frozenset({"lmarena"})
-"Source kinds whose failure makes the boards stale (the snapshot rules' Arena source)."
 
 _NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.json$")
 
@@ -132,5 +130,6 @@ def apply_attempt(snapshot: Snapshot, attempt: RefreshAttempt | None) -> Snapsho
         a = attempt.source(s.name)
         update = {"status": a.status, "error": a.error, "fetched_at": at} if a is not None else None
         sources.append(s if update is None else s.model_copy(update=update))
-    arena_failed = any(s.kind in ARENA_KINDS and s.status == "failed" for s in sources)
+    # the Arena source's failure makes the boards stale (the snapshot rules)
+    arena_failed = any("arena" in s.roles and s.status == "failed" for s in sources)
     return snapshot.model_copy(update={"sources": tuple(sources), "stale": snapshot.stale or arena_failed})

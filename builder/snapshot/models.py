@@ -16,8 +16,10 @@ which reports the JSON path of the first problem.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Final, Literal
+from types import UnionType
+from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 from pydantic_core import PydanticCustomError
@@ -110,6 +112,32 @@ class Source(SnapshotModel):
         description="Of ``models``, how many also have an Arena text rating (the identities that matched the "
         "Arena; a calibration fits on these); null for the Arena itself and where ``models`` is null.",
     )
+    roles: tuple[str, ...] = Field(
+        default=(), strict=False,  # the legacy fill below hands a Python list, in JSON mode too
+        description="What its records do in the method, declared by its kind: arena (its text feed is the "
+        "Arena scale), list_prices (token prices of the worker boards), market_prices (prices of the value "
+        "stack), build_checks (build prices), curated (the operator's model facts), licences (open weights).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_roles(cls, data: object) -> object:
+        # Snapshots written before sources recorded their roles: the built-in kinds' roles then.
+        if isinstance(data, dict) and "roles" not in data and data.get("kind") in LEGACY_KIND_ROLES:
+            return {**data, "roles": list(LEGACY_KIND_ROLES[data["kind"]])}
+        return data
+
+
+LEGACY_KIND_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
+    "lmarena": ("arena",), "litellm": ("list_prices",), "openrouter": ("market_prices",),
+    "piratebench": ("build_checks",), "metadata": ("curated",), "lmarena_catalog": ("licences",),
+}
+"The roles of the built-in kinds, for snapshots that predate ``Source.roles`` (older files only)."
+
+
+def sources_playing(sources: Sequence[Source], role: str) -> list[str]:
+    """Names of the snapshot's sources whose kind plays ``role``, in snapshot order."""
+    return [s.name for s in sources if role in s.roles]
 
 
 # --------------------------------------------------------------------------- evidence
@@ -240,31 +268,39 @@ class RowUncertainty(SnapshotModel):
 
 
 class BoardRow(SnapshotModel):
-    """One model on a board (or in its "New, not enough ratings yet" strip)."""
+    """One model on a board (or in its "New, not enough ratings yet" strip).
+
+    Its fields, in this order and with these descriptions, are the board's columns everywhere:
+    the CSV and JSON downloads, the API rows and their schema, the MCP results and the table
+    headers' tooltips (``board_row_columns``; ``uncertainty`` spreads into its flat fields).
+    """
 
     rank: int | None = Field(ge=1, description="Competition rank on unrounded R (1, 2, 2, 4); null in the new strip.")
-    model: str = Field(description="Display name.")
-    identity: str = Field(description="Identity key; the model page is ``models/<identity>/``.")
-    r: float = Field(description="Weighted mean R over the families present, Arena scale, unrounded.")
+    model: str = Field(description="Model name as displayed.")
+    identity: str = Field(description="Identity key; the model page is models/<identity>/.")
     score: int = Field(description="Displayed score: R rounded half to even.")
+    r: float = Field(description="Weighted mean R over the families present, Arena scale, unrounded.")
     partial: bool = Field(description="The row carries the partial label.")
     partial_reasons: tuple[str, ...] = Field(description="Why the row is partial.")
-    families: dict[str, float] = Field(description="Family id -> family mean, Arena scale (present families only).")
-    evaluators: tuple[str, ...] = Field(description="Independent evaluators contributing.")
-    coverage: Share = Field(description="Present preset weight / all preset weight.")
-    available_share: Share = Field(description="Present preset weight / weight of families available in the snapshot.")
-    movement: Movement = Field(
-        description="Places moved since the previous snapshot (positive = up), 'new' when it was not ranked "
-        "then, null without a comparable previous snapshot."
-    )
-    token_price: float | None = Field(description="Blended token price, USD per million tokens.")
-    build_price: float | None = Field(description="Build price, USD per build.")
-    build_passed: bool | None = Field(description="The build check passed; null: no build check.")
+    coverage: Share = Field(description="Present preset weight / all preset weight, 0..1.")
+    available_share: Share = Field(
+        description="Present preset weight / weight of the families available in the snapshot, 0..1.")
     uncertainty: RowUncertainty | None = Field(
         default=None,
         description="The row's bootstrap; null when the bootstrap was off, on home-computer picks, and in "
         "snapshots made before it existed.",
     )
+    movement: Movement = Field(
+        description="Places moved since the previous snapshot (positive = up), 'new' when it was not ranked "
+        "then, null without a comparable previous snapshot."
+    )
+    evaluators: tuple[str, ...] = Field(description="Independent evaluators contributing.")
+    token_price: float | None = Field(
+        description="Blended token price, USD per million tokens (0.75 input + 0.25 output).")
+    build_price: float | None = Field(description="Median build price, USD per build.")
+    build_passed: bool | None = Field(description="The build check passed; null: no build check.")
+    families: dict[str, float] = Field(
+        description="Family id -> family mean of usable calibrated scores, Arena scale (present families only).")
 
 
 class MachineRow(BoardRow):
@@ -276,6 +312,69 @@ class MachineRow(BoardRow):
 
 ROW_UNCERTAINTY_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
 "The ``RowUncertainty`` fields the downloads and the API write flat in a row (all but ``rounds_scored``)."
+
+ColumnType = Literal["text", "integer", "float", "boolean", "list", "map"]
+
+
+@dataclass(frozen=True)
+class RowColumn:
+    """One flat column of a board row: its name, value type (``annotation``, as the row model
+    declares it), type word for the data README, and its description."""
+
+    name: str
+    annotation: Any
+    type: ColumnType
+    description: str
+    required: bool
+
+
+def _column_type(annotation: Any) -> ColumnType:
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _column_type(args[0])
+    if origin in (Union, UnionType):
+        kinds = {_column_type(a) for a in args}
+        return kinds.pop() if len(kinds) == 1 else "text"
+    if origin in (tuple, list):
+        return "list"
+    if origin is dict:
+        return "map"
+    if origin is Literal:
+        return "text"
+    scalar: dict[Any, ColumnType] = {bool: "boolean", int: "integer", float: "float"}
+    return scalar.get(annotation, "text")
+
+
+def board_row_columns(row_model: type[BoardRow] | None = None) -> tuple[RowColumn, ...]:
+    """The flat columns of a board row, in field order: every field of ``row_model`` (default
+    ``BoardRow``, read when called, so a field added to it is a column everywhere), its
+    ``uncertainty`` spread into ``ROW_UNCERTAINTY_FIELDS`` (with ``RowUncertainty``'s descriptions)."""
+    model = row_model or BoardRow
+    out: list[RowColumn] = []
+    for name, info in model.model_fields.items():
+        if name == "uncertainty":
+            for sub in ROW_UNCERTAINTY_FIELDS:
+                f = RowUncertainty.model_fields[sub]
+                out.append(RowColumn(sub, f.annotation, _column_type(f.annotation),
+                                     f"{f.description or ''} Null without the bootstrap.".strip(), False))
+            continue
+        out.append(RowColumn(name, info.annotation, _column_type(info.annotation), info.description or "",
+                             info.is_required()))
+    return tuple(out)
+
+
+def board_row_values(row: BoardRow, columns: Sequence[RowColumn] | None = None) -> dict[str, Any]:
+    """A row's flat values by column (``board_row_columns`` of its own class when not given);
+    lists as lists, the bootstrap's fields null without one."""
+    out: dict[str, Any] = {}
+    for c in columns if columns is not None else board_row_columns(type(row)):
+        if c.name in ROW_UNCERTAINTY_FIELDS:
+            value = getattr(row.uncertainty, c.name) if row.uncertainty is not None else None
+        else:
+            value = getattr(row, c.name)
+        out[c.name] = list(value) if isinstance(value, tuple) else (dict(value) if isinstance(value, dict) else value)
+    return out
 
 
 class BoardPairwise(SnapshotModel):

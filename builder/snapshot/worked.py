@@ -29,12 +29,11 @@ from builder.snapshot.models import (
     WorkedExample,
     WorkedFamily,
     WorkedSource,
+    sources_playing,
 )
 
 TOLERANCE = 1e-9
 "Relative tolerance of a recomputed step against its saved value."
-ARENA_KIND = "lmarena"
-"Source kind whose feeds are on the Arena scale already (never calibrated)."
 
 
 def close(a: float, b: float) -> bool:
@@ -79,7 +78,7 @@ def compute_worked_example(
     if board is None or not board.rows:
         return None
     row = board.rows[0]
-    arena_sources = {s.name for s in sources if s.kind == ARENA_KIND}
+    arena_sources = set(sources_playing(sources, "arena"))  # on the Arena scale already (never calibrated)
     fits = {(c.source, c.feed, c.release): c for c in calibration}
     steps: list[WorkedSource] = []
     ok = True

@@ -1,6 +1,7 @@
-"""One parser module per upstream kind.
+"""The source kinds: one parser module per upstream kind, each declared once in
+``builder.sources.registry`` (parse, fetch plan, yields, plausibility, selection, roles).
 
-Each module ``builder.sources.<kind>`` exposes::
+Each kind's parser is::
 
     parse(payload: Payload, source: SourceConfig) -> ParseResult
 
@@ -12,7 +13,6 @@ no table, missing required columns), which marks the source failed.
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections import OrderedDict
 from datetime import UTC, datetime
 
@@ -50,9 +50,10 @@ def _parse_key(payload: Payload, source: SourceConfig) -> tuple[str, str, str, s
 
 
 def parse_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> ParseResult:
-    """Dispatch to ``builder.sources.<kind>.parse``, then clean every name and apply ``limits``
-    (``site.yml`` ``limits``, the defaults when not given: ``validate.check_result``); a payload
-    over a cap as a whole raises ``PayloadError`` with the reason.
+    """Dispatch to the parser of the source's kind (``builder.sources.registry``), then clean
+    every name and apply ``limits`` (``site.yml`` ``limits``, the defaults when not given:
+    ``validate.check_result``); a payload over a cap as a whole raises ``PayloadError`` with
+    the reason.
 
     A build parses each payload twice, when it is fetched (the plausibility check) and
     when the stored payload is scored; the second parse of the same bytes under the same
@@ -68,8 +69,9 @@ def parse_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig |
     if hit is not None:
         _PARSED.move_to_end(key)
         return hit
-    module = importlib.import_module(f"builder.sources.{source.kind}")
-    result: ParseResult = module.parse(payload, source)
+    from builder.sources.registry import kind_of  # the registry imports every kind module, which import this one
+
+    result: ParseResult = kind_of(source).parse(payload, source)
     result, refused = check_result(result, limits, today)
     if refused is not None:
         raise PayloadError(refused)

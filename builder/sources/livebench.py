@@ -105,6 +105,34 @@ def _dated_files(payload: Payload) -> tuple[date, str, str]:
     return day, tables[day], cats[max(usable)]
 
 
+def pick_release_files(names: list[str]) -> tuple[str, str]:
+    """``(table, categories)``: the file names of the latest release in a folder listing.
+
+    The latest ``table_YYYY_MM_DD.csv``; the categories file of the same date, or else the
+    latest ``categories_YYYY_MM_DD.json`` not newer than the table (the rule ``parse`` reads
+    by). Raises ValueError when the listing holds no such pair.
+    """
+    def dated(pattern: re.Pattern[str]) -> list[tuple[date, str]]:
+        out = []
+        for name in names:
+            m = pattern.match(name)
+            if m:
+                try:
+                    out.append((date(int(m[1]), int(m[2]), int(m[3])), name))
+                except ValueError:
+                    continue  # an impossible date in a file name is not a release
+        return sorted(out)
+
+    tables = dated(_TABLE)
+    if not tables:
+        raise ValueError("LiveBench index lists no table_YYYY_MM_DD.csv file")
+    table_date, table = tables[-1]
+    cats = [(d, n) for d, n in dated(_CATEGORIES) if d <= table_date]
+    if not cats:
+        raise ValueError(f"LiveBench index lists no categories file dated on or before {table}")
+    return table, cats[-1][1]
+
+
 def _load_categories(key: str, blob: bytes) -> dict[str, list[str]]:
     try:
         data = json.loads(blob.decode("utf-8-sig"))

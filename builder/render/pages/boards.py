@@ -11,6 +11,7 @@ from builder.render.intervals import compute_interval_view, compute_tie_groups
 from builder.render.og import og_card
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
+from builder.snapshot.models import board_row_columns
 
 KNOWN_KINDS = ("orchestrator", "open_weight", "mid_tier", "rote", "build_prices")
 
@@ -58,4 +59,5 @@ def render_boards(w: SiteWriter) -> None:
                weights_json=json.dumps([[f, wt] for f, wt in b.weights.items()]),
                intervals=compute_interval_view(b), tie_groups=compute_tie_groups(b.rows),
                above={r.identity: b.rows[k - 1].model for k, r in enumerate(b.rows) if k},
-               uncertainty=snap.uncertainty, pairwise=exports.board_pairwise(b))
+               uncertainty=snap.uncertainty, pairwise=exports.board_pairwise(b),
+               tips={c.name: c.description for c in board_row_columns(exports.board_row_model(b))})

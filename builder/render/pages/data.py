@@ -18,7 +18,7 @@ def render_data(w: SiteWriter) -> None:
     w.page("data/index.html", "data.html", title="Downloads and schemas", section="data",
            description="Every download with its schema and licence.",
            boards=w.snap.boards if w.snap else (), snapshots=all_snapshots(w), schema_file=SCHEMA_FILE,
-           csv_columns=exports.BOARD_CSV_COLUMNS, family_column=exports.FAMILY_COLUMN,
+           csv_columns=exports.board_csv_columns(), family_column=exports.FAMILY_COLUMN,
            json_fields=exports.BOARD_JSON_FIELDS, snapshot_fields=exports.SNAPSHOT_FIELDS,
            board_families=exports.board_families, pairwise_columns=exports.PAIRWISE_CSV_COLUMNS,
            has_pairwise=lambda b: exports.board_pairwise(b) is not None,
