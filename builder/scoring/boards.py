@@ -550,9 +550,10 @@ def compute_sources(
             continue
         st = inputs.statuses.get(s.name)
         status: Literal["ok", "failed", "missing"] = "missing" if st is None else ("ok" if st.ok else "failed")
+        roles = tuple(sorted(spec.roles)) if (spec := spec_or_none(s)) is not None else ()
         out.append(snap.Source(
             name=s.name, title=s.title or s.name, kind=s.kind, status=status,
-            roles=tuple(sorted(spec.roles)) if (spec := spec_or_none(s)) is not None else (),
+            roles=roles,
             error=st.error if st is not None else None, licence=s.licence, attribution=s.attribution,
             homepage=s.homepage, url=s.url,
             published=dates[s.name].isoformat() if s.name in dates else None,
@@ -560,7 +561,7 @@ def compute_sources(
             payload_fetched_at=st.payload_fetched_at.isoformat() if st is not None and st.payload_fetched_at else None,
             contributing=s.name in contributing,
             models=len(rated[s.name]) if s.name in rated else None,
-            arena_overlap=len(rated[s.name] & arena) if s.name in rated and s.kind != "lmarena" else None,
+            arena_overlap=len(rated[s.name] & arena) if s.name in rated and "arena" not in roles else None,
         ))
     return tuple(out)
 
