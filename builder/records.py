@@ -31,6 +31,9 @@ class Payload:
     files: Mapping[str, bytes]
     fetched_at: datetime
     origin: str  # URL or path the payload came from
+    # Publication date from outside the payload (the upstream file's last commit) for kinds
+    # whose payload carries none; None: unknown (never the fetch day).
+    published: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
