@@ -44,6 +44,7 @@ def snapshots_path(cfg: SiteConfig, base: Path, override: str | Path | None = No
 SourceKind = Literal[
     "lmarena",  # LMArena leaderboard JSON {category: {model: {rating, ...}}}
     "lmarena_catalog",  # LMArena arena-catalog scatterplot data (names, organisation, licence)
+    "modelsdev",  # models.dev catalog: repository tarball or api.json (names, organisation, open weights, dates)
     "epoch",  # Epoch AI Capabilities Index CSV
     "aider",  # Aider polyglot leaderboard YAML
     "livebench",  # LiveBench dated table CSV + categories JSON
@@ -559,7 +560,7 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
     return without_demo_roster(cfg, base), base
 
 
-DEMO_ROSTER = PACKAGE_DATA / "models.yml"
+DEMO_ROSTER = (PACKAGE_DATA / "models.yml").resolve()
 "The bundled roster of invented demo models (``metadata`` kind): facts for the demo only."
 
 
@@ -571,7 +572,7 @@ def without_demo_roster(cfg: SiteConfig, base: Path | None) -> SiteConfig:
         return cfg
     sources = [
         s.model_copy(update={"enabled": False})
-        if s.kind == "metadata" and s.recorded and resolve_data_path(s.recorded, base).resolve() == DEMO_ROSTER.resolve()
+        if s.kind == "metadata" and s.recorded and resolve_data_path(s.recorded, base).resolve() == DEMO_ROSTER
         else s
         for s in cfg.sources
     ]

@@ -16,7 +16,7 @@ Where a payload comes from:
 Fetch plans, per kind:
 
 * single-file kinds (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter,
-  piratebench): GET ``url``; the file is named after the URL's last path segment
+  piratebench, modelsdev): GET ``url``; the file is named after the URL's last path segment
   (OpenRouter's ``/api/v1/models`` is stored as ``models.json``).
 * livebench: GET ``options.index_url`` (a GitHub contents-API listing), pick the latest
   ``table_YYYY_MM_DD.csv`` and the categories file of the same date (or else the latest one
@@ -78,7 +78,7 @@ import tenacity
 
 from builder.config import FetchSettings, SiteConfig, SourceConfig
 from builder.errors import UserError
-from builder.records import FetchStatus, ParseResult, Payload
+from builder.records import NOT_CONFIGURED_LIVE, FetchStatus, ParseResult, Payload
 from builder.store import (
     payload_digest,
     read_payload,
@@ -90,7 +90,8 @@ from builder.store import (
 
 log = logging.getLogger(__name__)
 
-SINGLE_FILE_KINDS = frozenset({"lmarena", "lmarena_catalog", "epoch", "aider", "litellm", "openrouter", "piratebench"})
+SINGLE_FILE_KINDS = frozenset({"lmarena", "lmarena_catalog", "epoch", "aider", "litellm", "openrouter", "piratebench",
+                               "modelsdev"})
 
 # Indirection so tests can record the backoff delays instead of sleeping.
 _sleep: Callable[[float], None] = time.sleep
@@ -637,6 +638,13 @@ def _fetch_one(
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
     code: int | None = None
+    if live and not local and not source.url:
+        # a setting, not a failure: nothing to fetch, nothing to warn about on every build
+        status = FetchStatus(source=source.name, ok=False, http_status=None, error=NOT_CONFIGURED_LIVE, bytes=0,
+                             sha256=None, fetched_at=now, payload_fetched_at=None, origin="", live=True)
+        write_status(store_dir, status)
+        log.info("%s: %s", source.name, NOT_CONFIGURED_LIVE)
+        return status
     try:
         if live and not local:
             files, code, origin = _fetch_plan(client, source, settings)
@@ -750,7 +758,8 @@ def format_status_table(statuses: list[FetchStatus]) -> str:
     for s in statuses:
         rows.append((
             s.source,
-            ("ok" if s.ok else "FAILED") + (" (live)" if s.live else ""),
+            ("ok" if s.ok else "not configured" if s.error == NOT_CONFIGURED_LIVE else "FAILED")
+            + (" (live)" if s.live else ""),
             str(s.http_status) if s.http_status is not None else "-",
             f"{s.bytes:,}" if s.ok else "-",
             s.sha256[:12] if s.sha256 else "-",
@@ -762,6 +771,8 @@ def format_status_table(statuses: list[FetchStatus]) -> str:
     for r in rows:
         cells = [r[i].ljust(widths[i]) for i in range(len(widths))] + [r[-1]]
         lines.append("  ".join(cells).rstrip())
-    n_failed = sum(not s.ok for s in statuses)
-    lines.append(f"{len(statuses) - n_failed} ok, {n_failed} failed")
+    n_off = sum(s.error == NOT_CONFIGURED_LIVE for s in statuses)
+    n_failed = sum(not s.ok for s in statuses) - n_off
+    lines.append(f"{len(statuses) - n_failed - n_off} ok, {n_failed} failed"
+                 + (f", {n_off} not configured for live builds" if n_off else ""))
     return "\n".join(lines)

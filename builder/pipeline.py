@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING
 
 from builder.config import SiteConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
-from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
+from builder.records import (
+    NOT_CONFIGURED_LIVE,
+    BuildCheck,
+    FetchStatus,
+    ModelInfo,
+    Observation,
+    ParseResult,
+    Payload,
+    Price,
+)
 from builder.snapshot.attempt import RefreshAttempt
 from builder.snapshot.models import Snapshot, Source
 from builder.util.io import as_utc, parse_utc
@@ -302,7 +311,7 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
             return warnings
 
         warnings = write_site_atomically(out, _render)
-    failed = [s for s in statuses if not s.ok]
+    failed = [s for s in statuses if not s.ok and s.error != NOT_CONFIGURED_LIVE]
     if action == "empty":
         warnings.insert(0, "no rows on any board: today's snapshot was not saved"
                         + (f"; the site shows {path.name}" if path.exists() else ""))
@@ -358,7 +367,8 @@ def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bo
     from builder.snapshot.attempt import SourceAttempt
 
     return RefreshAttempt(at=at, live=live, sources=tuple(
-        SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=s.error, http_status=s.http_status,
+        SourceAttempt(name=s.source, status="ok" if s.ok else "not_configured" if s.error == NOT_CONFIGURED_LIVE
+                      else "failed", error=s.error, http_status=s.http_status,
                       payload_fetched_at=s.payload_fetched_at)
         for s in statuses
     ))  # fmt: skip

@@ -36,6 +36,11 @@ class Payload:
     published: date | None = None
 
 
+NOT_CONFIGURED_LIVE = "not configured for live builds (no url in site.yml)"
+"""The error of a source a live build cannot fetch because it has no live URL: a setting,
+not a failure (no warning; pages say "not configured for live builds")."""
+
+
 @dataclass(frozen=True, slots=True)
 class FetchStatus:
     """What happened when one source was fetched (stored beside its payload)."""
@@ -162,6 +167,7 @@ class ModelInfo:
     lineage: str | None = None
     url: str | None = None
     identity: str = ""
+    name: str | None = None  # display name as the catalog writes it ("GPT OSS 120B"); None: none given
 
     def replace(self, **changes: Any) -> ModelInfo:
         return dataclasses.replace(self, **changes)

@@ -153,6 +153,10 @@ class BoardRow(ApiModel):
                                   "a strictly greater R (null on the first row).")
     tied_above: bool | None = Field(default=None, description="p_above under the tie threshold: statistically tied "
                                     "with the row above.")
+    tie_leader: str | None = Field(default=None, description="Identity of the leader of the row's tie group (null: "
+                                   "the row leads its group).")
+    p_leader: float | None = Field(default=None, description="Share of rounds in which the group leader has a "
+                                   "strictly greater R (null for a leader).")
 
 
 class ObservationRef(ApiModel):

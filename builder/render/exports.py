@@ -41,6 +41,9 @@ BOARD_CSV_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("p_above", "float", "share of bootstrap rounds in which the row directly above has a greater R"),
     ("tied_above", "boolean", "true when p_above < 0.95: statistically tied with the row above; "
                               "empty on the first row"),
+    ("tie_leader", "text", "identity of the leader of the row's tie group (the leader is ahead in fewer than 95% "
+                           "of the rounds); empty when the row leads its group"),
+    ("p_leader", "float", "share of bootstrap rounds in which the group leader has a greater R; empty for a leader"),
     ("movement", "text", "rank change since the previous snapshot (positive = up), 'new', or empty"),
     ("evaluators", "text", "independent evaluators contributing, ';'-separated"),
     ("token_price", "float", "blended token price, USD per million tokens (0.75 input + 0.25 output)"),
@@ -85,7 +88,7 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
     ("uncertainty", "the boards' bootstrap settings (rounds, seed, interval, tie_threshold, pairwise_top, "
                     "draws_per_round); each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, "
-                    "p_above, tied_above, rounds_scored} and each board's uncertainty.pairwise"),
+                    "p_above, tied_above, rounds_scored, tie_leader, p_leader} and each board's uncertainty.pairwise"),
     ("worked_example", "the methodology's worked example, computed when the snapshot was scored"),
     ("arena, evals, index, backfill", "the Arena, eval-suite and Capability Index sections and the demo "
      "history's rules, or null"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from builder.config import SourceConfig
 from builder.records import ParseResult
 
-MODEL_FACT_KINDS = frozenset({"lmarena_catalog", "metadata"})
+MODEL_FACT_KINDS = frozenset({"lmarena_catalog", "metadata", "modelsdev"})
 "Kinds whose records are facts about models (no scores or prices)."
 
 
