@@ -63,6 +63,7 @@ from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
 from builder.snapshot.worked import compute_worked_example
+from builder.sources.metadata import open_weight as licence_open
 from builder.util.io import as_utc
 
 STACK_KINDS = ("orchestrator", "mid_tier", "rote")
@@ -245,7 +246,9 @@ def compute_models(
         else:
             counts = {s: len(v) for s, v in rated.get(identity, {}).items()} or {s: 0 for s in observed}
             name, name_source = display_spelling(counts, arena_name.get(identity), identity), None
-        ow_row = next((i for i in rows if i.open_weight is not None), None)
+        # a source's open-weights status: stated, else read from its licence (builder.sources.metadata)
+        stated = ((i, i.open_weight if i.open_weight is not None else licence_open(i.licence)) for i in rows)
+        ow_row, ow = next(((i, v) for i, v in stated if v is not None), (None, None))
         licence, licence_source = (ow_row.licence, ow_row.source) if ow_row is not None and ow_row.licence else \
             first("licence")
         params, params_source = first("params_b")
@@ -258,7 +261,7 @@ def compute_models(
             name=name,
             maker=maker,
             licence=licence,
-            open_weight=ow_row.open_weight if ow_row is not None else None,
+            open_weight=ow,
             params_b=float(params) if params is not None else None,
             context_window=window,
             release_date=release.isoformat() if isinstance(release, date) else release,
