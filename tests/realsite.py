@@ -20,7 +20,8 @@ Used by the session fixture ``real_site`` (tests/conftest.py) and, as a script, 
 
     python tests/realsite.py [DATA_DIR] [OUT_DIR]
 
-which builds the real-data site into OUT_DIR (default ``site-real``) and prints where it is.
+which builds the real-data site into OUT_DIR (default ``site-real``; its store and snapshots
+go to ``OUT_DIR.work``) and prints where it is. DATA_DIR ``-`` or absent: ``real_data_dir()``.
 """
 
 from __future__ import annotations
@@ -244,7 +245,7 @@ def build_real_site(data: Path, work: Path, *, out: Path | None = None, now: str
 def main(argv: list[str]) -> int:
     from realdata import real_data_dir
 
-    data = Path(argv[0]) if argv else real_data_dir()
+    data = Path(argv[0]) if argv and argv[0] != "-" else real_data_dir()
     out = Path(argv[1] if len(argv) > 1 else "site-real").resolve()
     work = out.parent / (out.name + ".work")
     try:
