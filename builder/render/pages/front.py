@@ -9,6 +9,7 @@ from builder.render.intervals import (
     compute_tie_groups,
     compute_tie_marks,
     groups_within,
+    weak_feeds,
 )
 from builder.render.writer import SiteWriter, md
 from builder.snapshot.models import Snapshot
@@ -36,7 +37,8 @@ def render_front(w: SiteWriter) -> None:
     if snap and not w.common["guards"]:
         w.page("index.html", "front.html", title=cfg.site.title, section="home",
                description=cfg.site.description, boards=snap.boards, stacks=snap.stacks,
-               tie_groups=card_tie_groups(snap), tie_marks=card_tie_marks(snap))
+               tie_groups=card_tie_groups(snap), tie_marks=card_tie_marks(snap),
+               weak_feeds={b.id: weak_feeds(snap, b) for b in snap.boards})
     else:
         page = w.content.get("index")
         w.page("index.html", "page.html", title=page.title if page else cfg.site.title, section="home",
