@@ -130,13 +130,25 @@ def test_display_names_come_from_the_catalog(snap):
     assert snap.models["gpt-oss-120b"].name == "GPT OSS 120B"  # models.dev's name
 
 
-def test_undated_payloads_are_dated_by_their_upstream_commit(snap):
+def test_undated_payloads_are_dated_by_their_upstream_commit(snap, real_site):
     published = {s.name: s.published for s in snap.sources}
     for name, day in COMMIT_DAYS.items():
         assert published[name] == day, (name, published[name])
     today = date.fromisoformat(snap.date)
     assert all(p is None or date.fromisoformat(p) < today for p in published.values()), published
     assert snap.as_of is not None and snap.as_of < snap.date
+    # a payload with no date of its own and no upstream commit (the models.dev tarball) is dated "unknown"
+    assert published["modelsdev"] is None
+    html = (real_site.site / "boards" / "orchestrator" / "index.html").read_text(encoding="utf-8")
+    row = html.split("models.dev model catalog</a></td>", 1)[1].split("</tr>", 1)[0]
+    assert "<td>unknown</td>" in row
+
+
+def test_the_upstream_commit_date_is_asked_of_the_configured_github_api(real_site):
+    store = real_site.config.parent / "store"
+    manifest = json.loads((store / "aider" / "payload.json").read_text(encoding="utf-8"))
+    assert manifest["published"] == "2025-10-04" and manifest["live"] is True
+    assert manifest["fetched_at"][:10] != "2025-10-04"  # fetched today, published then
 
 
 def test_a_first_live_snapshot_has_no_movement_and_no_new_flood(snap, real_site):
