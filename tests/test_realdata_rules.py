@@ -130,3 +130,25 @@ def test_display_names_are_never_routes():
     assert display_spelling({"Qwen3 32B": 2, "qwen3-32b": 2}, "qwen3-32b", "qwen3-32b") == "qwen3-32b"
     assert display_spelling({"cloudflare/@cf/zai-org/glm-5.2": 1}, None, "glm-5.2") == "glm-5.2"
     assert not is_route(display_spelling({"a/b@c": 1}, None, "x"))
+
+
+def test_the_publication_date_of_an_undated_file_is_its_upstream_commit(shared_data):
+    """GitHub's commits API for the file's path (served from 127.0.0.1 with the pinned commit);
+    a file the API does not know, or a source not on GitHub, has no date (never the fetch day)."""
+    from realsite import serve_upstream
+
+    from builder.config import FetchSettings
+    from builder.fetch import fetch_commit_date, make_client, upstream_file
+
+    raw = SourceConfig(name="aider", kind="aider",
+                       url="https://raw.githubusercontent.com/Aider-AI/aider/main/aider/website/_data/polyglot_leaderboard.yml")
+    assert upstream_file(raw) == ("Aider-AI/aider", "aider/website/_data/polyglot_leaderboard.yml")
+    assert upstream_file(SourceConfig(name="x", kind="openrouter", url="https://openrouter.ai/api/v1/models")) is None
+    with serve_upstream(shared_data) as origin:
+        settings = FetchSettings(github_api=origin + "/api", retries=1)
+        with make_client(settings) as client:
+            assert fetch_commit_date(client, raw, settings) == date(2025, 10, 4)
+            unknown = raw.model_copy(update={"upstream_file": "Aider-AI/aider:no/such/file.yml"})
+            assert fetch_commit_date(client, unknown, settings) is None
+            elsewhere = SourceConfig(name="x", kind="openrouter", url="https://openrouter.ai/api/v1/models")
+            assert fetch_commit_date(client, elsewhere, settings) is None
