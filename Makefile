@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NPM    ?= npm
 
-.PHONY: site test lint install install-test browser golden snapshots bench clean wheel lock
+.PHONY: site real-site test lint install install-test browser golden snapshots bench clean wheel lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ install: $(BIN)/python
 ## site: install, then build the site from the bundled data (offline) into site/
 site: install
 	$(BIN)/modelboards build --timings
+
+## real-site: the live path offline: serve the real upstream files (REAL_DATA, default ../shared/data,
+## else the pinned copies tests/realdata.py downloads) from 127.0.0.1 and `build --live` them into site-real/
+REAL_DATA ?= $(wildcard ../shared/data)
+real-site: install
+	$(BIN)/python tests/realsite.py $(if $(REAL_DATA),$(REAL_DATA),-) site-real
 
 ## install-test: the package with its test extras (the hash-pinned requirements/ci.txt), npm dev tools, and Chromium
 install-test: $(BIN)/python
@@ -69,4 +75,4 @@ bench: $(BIN)/python
 	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf site .modelboards .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist
+	rm -rf site site-real site-real.work .modelboards .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist

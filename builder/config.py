@@ -132,6 +132,10 @@ class SourceConfig(Strict):
     min_records: int = Field(default=1, ge=0)
     """Plausibility: a new payload must yield at least this many usable records (rows, models or prices,
     excluded rows not counted), else the source fails and its last good payload stays."""
+    upstream_file: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+:[^:].*$")
+    """``owner/repo:path/in/repo`` of the GitHub file the payload is, for its publication date when the
+    payload carries none (the date of the file's last commit); default: read from a
+    ``raw.githubusercontent.com/<owner>/<repo>/<ref>/<path>`` URL."""
     options: dict[str, Any] = Field(default_factory=dict)
     "Kind-specific options (e.g. Terminal-Bench ``commit``, LiveBench ``index_url``)."
 
@@ -473,6 +477,10 @@ class FetchSettings(Strict):
     "Seconds all sources' downloads of one run may take together (the build-wide fetch budget): each download's own\
  deadline is cut to what is left of it, and a source that has not started when it is spent fails with that reason.\
  The Arena battles dump has its own deadline (arena.live_deadline)."
+    github_api: str = Field(default="https://api.github.com", pattern=r"^https?://")
+    """GitHub REST API base. A live fetch asks its commits API for the date of the source file's last
+    upstream commit, which dates a payload that carries no date (``GITHUB_TOKEN`` goes to
+    https://api.github.com only)."""
 
 
 class LimitsConfig(Strict):
@@ -629,4 +637,23 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
         raise UserError(_format_errors(path, exc)) from None
     base = path.resolve().parent
     cfg._base_dir = base
-    return cfg, base
+    return without_demo_roster(cfg, base), base
+
+
+DEMO_ROSTER = (PACKAGE_DATA / "models.yml").resolve()
+"The bundled roster of invented demo models (``metadata`` kind): facts for the demo only."
+
+
+def without_demo_roster(cfg: SiteConfig, base: Path | None) -> SiteConfig:
+    """``cfg`` with the bundled demo roster's source disabled unless ``demo: true``: a live
+    site never shows an invented model or an invented fact about a real one. An operator's
+    own curated metadata file is kept in every mode."""
+    if cfg.demo:
+        return cfg
+    sources = [
+        s.model_copy(update={"enabled": False})
+        if s.kind == "metadata" and s.recorded and resolve_data_path(s.recorded, base).resolve() == DEMO_ROSTER
+        else s
+        for s in cfg.sources
+    ]
+    return cfg.model_copy(update={"sources": sources})

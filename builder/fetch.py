@@ -16,7 +16,8 @@ Where a payload comes from:
 
 Fetch plans: each kind declares its plan in ``builder.sources.registry`` (``FetchPlan``):
 
-* ``file`` (lmarena, lmarena_catalog, epoch, aider, litellm, openrouter, piratebench, table):
+* ``file`` (lmarena, lmarena_catalog, modelsdev, epoch, aider, litellm, openrouter, piratebench,
+  table):
   GET ``url``; the file is named by the plan's ``file_name`` (OpenRouter's ``/api/v1/models``
   is stored as ``models.json``), else after the URL's last path segment.
 * ``index`` (livebench): GET ``options.index_url`` (a GitHub contents-API listing), let the
@@ -79,14 +80,14 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 import tenacity
 
 from builder.config import FetchSettings, LimitsConfig, SiteConfig, SourceConfig
 from builder.errors import UserError
-from builder.records import FetchStatus, Payload
+from builder.records import NOT_CONFIGURED_LIVE, FetchStatus, ParseResult, Payload
 from builder.sources.registry import FetchPlan, kind_of, spec_or_none
 from builder.store import (
     payload_digest,
@@ -477,6 +478,45 @@ def _fetch_plan(
     raise FetchError(f"kind {source.kind!r} has no live fetch plan (mark the source local: true)")
 
 
+# --------------------------------------------------------------------------- publication dates
+
+_RAW_GITHUB = re.compile(r"^https://raw\.githubusercontent\.com/([^/]+/[^/]+)/[^/]+/(.+)$")
+COMMIT_DATE_MAX_BYTES = 1_000_000
+
+
+def upstream_file(source: SourceConfig) -> tuple[str, str] | None:
+    """``(owner/repo, path)`` of the GitHub file a source's payload is: ``upstream_file`` when
+    set, else read from a raw.githubusercontent.com URL; None when neither says."""
+    if source.upstream_file:
+        repo, _, path = source.upstream_file.partition(":")
+        return repo, path
+    m = _RAW_GITHUB.match(source.url or "")
+    return (m[1], m[2]) if m else None
+
+
+def fetch_commit_date(client: httpx.Client, source: SourceConfig, settings: FetchSettings) -> date | None:
+    """The date (UTC) of the last upstream commit of the source's file, from GitHub's commits
+    API (``GET {github_api}/repos/{owner}/{repo}/commits?path=P&per_page=1``); None when the
+    file is not on GitHub or the API does not answer (the date then shows as unknown).
+
+    It dates payloads that carry no date of their own: the day a file was published, never
+    the day it was fetched. One small request, under the source's timeouts."""
+    target = upstream_file(source)
+    if target is None or target[1].endswith("/"):  # a folder: its files carry their own dates
+        return None
+    repo, path = target
+    url = f"{settings.github_api.rstrip('/')}/repos/{repo}/commits?path={quote(path, safe='/')}&per_page=1"
+    try:
+        body, _, _ = fetch_url(client, url, timeout=source.timeout, max_bytes=COMMIT_DATE_MAX_BYTES,
+                               settings=settings, deadline=min(source.deadline, 60.0))
+        rows = json.loads(body)
+        when = rows[0]["commit"]["committer"]["date"]
+        return datetime.fromisoformat(str(when).replace("Z", "+00:00")).astimezone(UTC).date()
+    except (FetchError, ValueError, KeyError, IndexError, TypeError) as exc:
+        log.info("%s: no upstream commit date (%s): the publication date stays unknown", source.name, exc)
+        return None
+
+
 # --------------------------------------------------------------------------- recorded payloads
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
@@ -509,7 +549,7 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
     relative POSIX path. ``fetched_at`` is deterministic where it can be: the source's
     ``recorded_date``, else its ``date`` hint if set, else the newest ``YYYY-MM-DD`` / ``YYYY_MM_DD`` date in the file
     names (LiveBench tables, Terminal-Bench run files), else the newest file modification
-    time (UTC, whole seconds).
+    time (UTC, whole seconds). ``published`` is that day: a recording is dated by what it records.
     """
     path = source.recorded_path(base)
     if path is None:
@@ -531,13 +571,14 @@ def read_recorded(source: SourceConfig, base: Path) -> Payload:
         raise FetchError(f"recorded payload unreadable: {path}: {exc.strerror or exc}") from exc
     if not files:
         raise FetchError(f"recorded payload folder is empty: {path}")
-    return Payload(source=source.name, files=files, fetched_at=_recorded_date(source, files, mtimes), origin=str(path))
+    at = _recorded_date(source, files, mtimes)
+    return Payload(source=source.name, files=files, fetched_at=at, origin=str(path), published=at.date())
 
 
 # --------------------------------------------------------------------------- payload check
 
 
-def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> None:
+def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig | None = None) -> ParseResult:
     """Raise FetchError("unparseable payload: ...") unless the kind's parser reads the payload,
     or FetchError("implausible payload: ...") unless it yields ``source.min_records`` usable records.
 
@@ -563,6 +604,7 @@ def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig |
         problem = check_plausible(result, source)
         if problem is not None:
             raise FetchError(f"implausible payload: {problem}", received=size)
+    return result
 
 
 # --------------------------------------------------------------------------- the stage
@@ -590,10 +632,19 @@ def _fetch_one(
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
     code: int | None = None
+    if live and not local and not source.url:
+        # a setting, not a failure: nothing to fetch, nothing to warn about on every build
+        status = FetchStatus(source=source.name, ok=False, http_status=None, error=NOT_CONFIGURED_LIVE, bytes=0,
+                             sha256=None, fetched_at=now, payload_fetched_at=None, origin="", live=True)
+        write_status(store_dir, status)
+        log.info("%s: %s", source.name, NOT_CONFIGURED_LIVE)
+        return status
     try:
         if live and not local:
             files, code, origin = _fetch_plan(client, source, settings)
-            payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin)
+            # dated by its upstream commit, never by today (parsers prefer a date inside the payload)
+            payload = Payload(source=source.name, files=files, fetched_at=now, origin=origin,
+                              published=fetch_commit_date(client, source, settings))
         else:
             payload = read_recorded(source, base)
         check_payload(payload, source, limits)
@@ -763,7 +814,8 @@ def format_status_table(statuses: list[FetchStatus]) -> str:
     for s in statuses:
         rows.append((
             s.source,
-            ("ok" if s.ok else "FAILED") + (" (live)" if s.live else ""),
+            ("ok" if s.ok else "not configured" if s.error == NOT_CONFIGURED_LIVE else "FAILED")
+            + (" (live)" if s.live else ""),
             str(s.http_status) if s.http_status is not None else "-",
             f"{s.bytes:,}" if s.ok else "-",
             s.sha256[:12] if s.sha256 else "-",
@@ -775,6 +827,8 @@ def format_status_table(statuses: list[FetchStatus]) -> str:
     for r in rows:
         cells = [r[i].ljust(widths[i]) for i in range(len(widths))] + [r[-1]]
         lines.append("  ".join(cells).rstrip())
-    n_failed = sum(not s.ok for s in statuses)
-    lines.append(f"{len(statuses) - n_failed} ok, {n_failed} failed")
+    n_off = sum(s.error == NOT_CONFIGURED_LIVE for s in statuses)
+    n_failed = sum(not s.ok for s in statuses) - n_off
+    lines.append(f"{len(statuses) - n_failed - n_off} ok, {n_failed} failed"
+                 + (f", {n_off} not configured for live builds" if n_off else ""))
     return "\n".join(lines)

@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING
 
 from builder.config import SiteConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
-from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, ParseResult, Payload, Price
+from builder.records import (
+    NOT_CONFIGURED_LIVE,
+    BuildCheck,
+    FetchStatus,
+    ModelInfo,
+    Observation,
+    ParseResult,
+    Payload,
+    Price,
+)
 from builder.snapshot.attempt import RefreshAttempt
 from builder.snapshot.models import Snapshot, Source
 from builder.util.io import as_utc, parse_utc
@@ -102,13 +111,10 @@ def parse_stored(cfg: SiteConfig, base: Path) -> Parsed:
         prices += parsed.prices
         checks += parsed.build_checks
         models += parsed.models
-        published[source.name] = parsed.published or source.date or _payload_date(payload)
+        # the payload's own date, else the configured one, else the upstream commit's; None: unknown
+        published[source.name] = parsed.published or source.date or payload.published
     result = ParseResult(tuple(observations), tuple(prices), tuple(checks), tuple(models))
     return Parsed(result, statuses, published)
-
-
-def _payload_date(payload: Payload) -> date:
-    return payload.fetched_at.astimezone(UTC).date()
 
 
 def _failed(status: FetchStatus | None, payload: Payload, error: str) -> FetchStatus:
@@ -150,7 +156,7 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
 
     inputs = gather_inputs(cfg, base)
     try:
-        previous = previous_snapshot(snapshots_dir, as_utc(now).date())
+        previous = previous_snapshot(snapshots_dir, as_utc(now).date(), demo=cfg.demo)
     except UserError as exc:
         log.warning("no movement today: the previous snapshot does not load (%s): restore it from version control "
                     "or delete it", exc)
@@ -294,15 +300,17 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
             # Nothing scored: keep showing the newest saved day (the guards judge its age).
             current = snapshot
             for p in reversed([p for p in list_snapshots(snaps) if p.stem <= snapshot.date]):
-                try:  # the newest readable one (a corrupt day is reported with the history below)
-                    current, path = load_snapshot(p), p
-                    break
+                try:  # the newest readable one of this kind (a corrupt day is reported with the history below)
+                    saved = load_snapshot(p)
                 except UserError:
                     continue
+                if saved.demo == cfg.demo:
+                    current, path = saved, p
+                    break
         else:
             current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
     with t.stage("render"):
-        history, skipped = load_old_snapshots(snaps, exclude=path)
+        history, skipped = load_old_snapshots(snaps, exclude=path, demo=cfg.demo)
 
         def _render(tmp: Path) -> list[str]:
             warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt,
@@ -311,7 +319,7 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
             return warnings
 
         warnings = write_site_atomically(out, _render)
-    failed = [s for s in statuses if not s.ok]
+    failed = [s for s in statuses if not s.ok and s.error != NOT_CONFIGURED_LIVE]
     if action == "empty":
         warnings.insert(0, "no rows on any board: today's snapshot was not saved"
                         + (f"; the site shows {path.name}" if path.exists() else ""))
@@ -338,8 +346,10 @@ def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
         read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
 
 
-def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tuple[list[Snapshot], list[str]]:
-    """Every readable saved snapshot but ``exclude``, and one warning per unreadable one.
+def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None,
+                       demo: bool | None = None) -> tuple[list[Snapshot], list[str]]:
+    """Every readable saved snapshot but ``exclude`` (with ``demo`` given, only those of that
+    kind: a live site's history holds no demo day), and one warning per unreadable one.
 
     A corrupt old day never blocks today's build: it is left out of the history and the
     archive, and the warning names the file and what to do about it.
@@ -351,7 +361,9 @@ def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tupl
         if exclude is not None and p == exclude:
             continue
         try:
-            history.append(load_snapshot(p))
+            old = load_snapshot(p)
+            if demo is None or old.demo == demo:
+                history.append(old)
         except UserError as exc:
             skipped.append(f"unreadable snapshot skipped ({exc}): restore it from version control "
                            f"(git checkout -- {p}) or delete it")
@@ -366,8 +378,8 @@ def attempt_from_statuses(statuses: list[FetchStatus], at: datetime, *, live: bo
 
     root = str(base) if base is not None else None
     return RefreshAttempt(at=at, live=live, sources=tuple(
-        SourceAttempt(name=s.source, status="ok" if s.ok else "failed", error=public_message(s.error, root),
-                      http_status=s.http_status,
+        SourceAttempt(name=s.source, status="ok" if s.ok else "not_configured" if s.error == NOT_CONFIGURED_LIVE
+                      else "failed", error=public_message(s.error, root), http_status=s.http_status,
                       payload_fetched_at=s.payload_fetched_at)
         for s in statuses
     ))  # fmt: skip

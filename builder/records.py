@@ -31,6 +31,14 @@ class Payload:
     files: Mapping[str, bytes]
     fetched_at: datetime
     origin: str  # URL or path the payload came from
+    # Publication date from outside the payload (the upstream file's last commit) for kinds
+    # whose payload carries none; None: unknown (never the fetch day).
+    published: date | None = None
+
+
+NOT_CONFIGURED_LIVE = "not configured for live builds (no url in site.yml)"
+"""The error of a source a live build cannot fetch because it has no live URL: a setting,
+not a failure (no warning; pages say "not configured for live builds")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +167,7 @@ class ModelInfo:
     lineage: str | None = None
     url: str | None = None
     identity: str = ""
+    name: str | None = None  # display name as the catalog writes it ("GPT OSS 120B"); None: none given
 
     def replace(self, **changes: Any) -> ModelInfo:
         return dataclasses.replace(self, **changes)

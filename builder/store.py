@@ -33,7 +33,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -59,6 +59,7 @@ class PayloadInfo:
     bytes: int  # total over all files
     sha256: str  # payload digest (see the module docstring)
     files: Mapping[str, Mapping[str, Any]]  # path -> {"bytes": int, "sha256": str}
+    published: date | None = None  # the upstream file's commit date, for payloads that carry none
 
 
 def payload_digest(files: Mapping[str, bytes]) -> tuple[int, str]:
@@ -109,6 +110,7 @@ def _manifest(payload: Payload, live: bool) -> dict[str, Any]:
         "source": payload.source,
         "fetched_at": payload.fetched_at.isoformat(),
         "origin": payload.origin,
+        "published": payload.published.isoformat() if payload.published else None,
         "live": live,
         "bytes": total,
         "sha256": digest,
@@ -188,6 +190,7 @@ def read_payload_info(store_dir: Path, source_name: str) -> PayloadInfo | None:
             bytes=int(m["bytes"]),
             sha256=m["sha256"],
             files=m["files"],
+            published=date.fromisoformat(m["published"]) if m.get("published") else None,
         )
     except (ValueError, KeyError, TypeError) as exc:
         log.warning("%s: unreadable payload manifest, ignored: %s", folder / MANIFEST, exc)
@@ -216,4 +219,5 @@ def read_payload(store_dir: Path, source_name: str) -> Payload | None:
             log.warning("%s: stored payload file %s does not match its manifest, payload ignored", source_name, key)
             return None
         files[key] = data
-    return Payload(source=info.source, files=files, fetched_at=info.fetched_at, origin=info.origin)
+    return Payload(source=info.source, files=files, fetched_at=info.fetched_at, origin=info.origin,
+                   published=info.published)

@@ -163,3 +163,18 @@ def bundled_site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("bundled") / "site"
     render_site(snapshot, history, cfg, base, out, now=datetime.fromisoformat(snapshot.created_at))
     return out
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory, shared_data):
+    """ONE live build of the real upstream files per test session (``tests/realsite.py``): the
+    files of ``../shared/data`` served from 127.0.0.1 as their hosts publish them, a
+    ``demo: false`` site.yml pointed there, ``modelboards build --live`` in a child process.
+    Returns a ``RealSite`` (``site`` folder, ``snapshot`` path, ``config``, build ``output``).
+    About a minute of building on two cores, shared by every test that reads it; read-only."""
+    from realsite import build_real_site
+
+    try:
+        return build_real_site(shared_data, tmp_path_factory.mktemp("realsite"))
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)

@@ -70,6 +70,7 @@ SINGLE = {
                 DEMO / "litellm" / "model_prices_and_context_window.json"),
     "openrouter": ("openrouter", "models", DEMO / "openrouter" / "models.json"),
     "piratebench": ("piratebench", "piratebench.json", DEMO / "piratebench" / "piratebench.json"),
+    "modelsdev": ("modelsdev", "api.json", DEMO / "modelsdev" / "api.json"),
 }
 UPSTREAM = [*SINGLE, "livebench", "terminal-bench", "arena-battles"]
 TITLES = {}  # source name -> title on the site (filled from site.yml)
@@ -116,7 +117,7 @@ def _empty(source: str, path: str) -> bytes:
         return GOOD["epoch"][path].split(b"\n", 1)[0] + b"\n"  # the header only
     return {"arena": b"{}", "arena-catalog": b"[]", "aider": b"[]\n", "litellm": b"{}",
             "openrouter": b'{"data": []}', "piratebench": b'{"benchmark": "PirateBench", "version": 1, "epochs": []}',
-            "arena-battles": b"[]"}[source]
+            "arena-battles": b"[]", "modelsdev": b"{}"}[source]
 
 
 ALIAS_BOMB = ("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(

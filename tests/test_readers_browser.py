@@ -23,6 +23,7 @@ from conftest import PageWatch, axe_violations, serve_directory
 
 from builder.config import load_config
 from builder.history.diff import compute_change_log
+from builder.render.intervals import anchored_ties, compute_tie_marks
 from builder.render.site import render_site
 from builder.snapshot import list_snapshots, load_snapshot
 
@@ -114,7 +115,7 @@ def test_published_weights_reproduce_published_r(open_page, site, board_id):
         assert abs(got[row.identity] - row.r) <= 1e-9 * max(1.0, abs(row.r)), row.identity
     assert page.get_attribute("#board-table", "data-custom-weights") == "0"
     # with the published weights the rank cells are as served: tie markers and their hidden words stay
-    tied = [r.identity for r in board.rows if r.uncertainty is not None and r.uncertainty.tied_above]
+    tied = list(compute_tie_marks(board.rows, anchored_ties(snap)).tied)  # rows marked tied with their group's leader
     shown = dict(page.eval_on_selector_all("#board-table tbody tr", "rs => rs.map(r => [r.dataset.identity, "
                                            "!!r.cells[0].querySelector('.tie') && !!r.cells[0].querySelector('.sr')])"))
     assert [i for i, marked in shown.items() if marked] == tied

@@ -126,7 +126,8 @@ def test_a_broken_previous_day_never_blocks_the_build(tmp_path):
     assert res.exit_code == 0, res.output
     # the operator is told which file, what is wrong with it and what to do; today is built
     said = [line for line in res.stderr.splitlines() if str(broken) in line]
-    assert said and all("sources[0].status: Input should be 'ok', 'failed' or 'missing'" in line for line in said)
+    wrong = "sources[0].status: Input should be 'ok', 'failed', 'missing' or 'not_configured'"
+    assert said and all(wrong in line for line in said)
     assert all("restore it" in line and "or delete it" in line for line in said), said
     assert sorted(p.name for p in snaps.glob("*.json")) == ["2026-11-29.json", "2026-11-30.json"]
     assert broken.read_text(encoding="utf-8") == text  # left for the operator to look at

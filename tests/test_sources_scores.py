@@ -7,6 +7,7 @@ excluded rows with their reasons), the latter on tiny inline payloads.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -121,13 +122,19 @@ def test_arena_text_and_coding_feeds_only(arena_result: ParseResult) -> None:
     assert coding.raw == raw["coding"]["gemini-3-pro"]["rating"] != top.raw
 
 
-def test_arena_has_no_dates_inside_so_the_hint_or_fetch_day_dates_it(arena_result: ParseResult) -> None:
+def test_arena_has_no_dates_inside_so_the_hint_or_upstream_commit_dates_it(arena_result: ParseResult) -> None:
     assert {o.date for o in arena_result.observations} == {date(2025, 12, 11)}
     assert {o.release for o in arena_result.observations} == {"2025-12-11"}
     assert arena_result.published == date(2025, 12, 11)
     no_hint = ARENA.model_copy(update={"date": None})
-    result = lmarena.parse(file_payload("arena", DATA / "arena/lmarena/leaderboard-text.json"), no_hint)
-    assert {o.date for o in result.observations} == {FETCHED.date()}
+    payload = file_payload("arena", DATA / "arena/lmarena/leaderboard-text.json")
+    # never the fetch day: without a hint or a commit date the date is unknown
+    result = lmarena.parse(payload, no_hint)
+    assert {o.date for o in result.observations} == {None} and result.published is None
+    assert {o.release for o in result.observations} == {"undated"}
+    committed = lmarena.parse(dataclasses.replace(payload, published=date(2025, 12, 11)), no_hint)
+    assert {o.date for o in committed.observations} == {date(2025, 12, 11)}
+    assert committed.published == date(2025, 12, 11) != FETCHED.date()
 
 
 def test_arena_previous_publication_differs_and_style_control_file_is_ignored() -> None:

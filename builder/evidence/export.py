@@ -169,7 +169,7 @@ def _uncertainty_settings(snapshot: Snapshot) -> dict[str, Any] | None:
         return None
     return {"rounds": u.rounds, "seed": u.seed, "interval": list(u.interval), "tieThreshold": u.tie_threshold,
             "pairwiseTop": u.pairwise_top, "arenaSdDivisor": u.arena_sd_divisor,
-            "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER)}
+            "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER), "tieGroups": u.tie_groups}
 
 
 def _board_row(row: BoardRow) -> dict[str, Any]:
@@ -242,8 +242,8 @@ README_FILES: tuple[tuple[str, str, str], ...] = (
     ("boards-evidence.json", "the role boards: every calibration (feed, release, overlap models, mu, sigma, alpha, "
      "beta, residuals), every usable observation with raw and calibrated values (Arena ones with their published "
      "q025/q975), each board's family means, R, displayed score, rank and labels, and the bootstrap (rounds, seed, "
-     "draw order) with each row's r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above and each "
-     "board's top-20 pairwise matrix", RATING_LICENCE),
+     "draw order) with each row's r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, p_above, tied_above, tie_leader, "
+     "p_leader and each board's top-20 pairwise matrix", RATING_LICENCE),
     ("index-current.csv", "the index board of current versions", INDEX_LICENCE),
     ("index-all-versions.csv", "the index board of all versions", INDEX_LICENCE),
     ("recompute.py, recompute.ipynb", "the rebuild script (the same code in notebook cells)", "MIT"),

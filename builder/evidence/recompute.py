@@ -481,7 +481,7 @@ def summarise(board: dict, r: dict[str, list], u: dict) -> tuple[dict[str, dict]
         s = sorted(x for x in r[i] if x is not None)
         out[i] = {"r_lo": percentile_linear(s, p_lo) if s else None, "r_hi": percentile_linear(s, p_hi) if s else None,
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
-                  "tied_above": None, "rounds_scored": len(s)}
+                  "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
     lows = [out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None]
     for pos, i in enumerate(ranked):
         o = out[i]
@@ -495,6 +495,14 @@ def summarise(board: dict, r: dict[str, list], u: dict) -> tuple[dict[str, dict]
             above = ranked[pos - 1]
             o["p_above"] = sum(1 for a, x in zip(r[above], r[i]) if a is not None and x is not None and a > x) / rounds
             o["tied_above"] = o["p_above"] < u["tieThreshold"]
+    # tie groups anchored on their leader: a row joins while P(R_leader > R_row) < threshold
+    leader = ranked[0] if ranked else ""
+    for i in ranked[1:] if u.get("tieGroups") == "leader" else []:
+        ahead = sum(1 for a, x in zip(r[leader], r[i], strict=True) if a is not None and x is not None and a > x)
+        if ahead / rounds < u["tieThreshold"]:
+            out[i]["tie_leader"], out[i]["p_leader"] = leader, ahead / rounds
+        else:
+            leader = i
     top = ranked[:u["pairwiseTop"]]
     matrix = [[sum(1 for x, y in zip(r[a], r[b]) if x is not None and y is not None and x > y) / rounds for b in top]
               for a in top]
@@ -531,6 +539,7 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
             for field, kind in (("rank_lo", "board rank range"), ("rank_hi", "board rank range"),
                                 ("rank_ub", "board rank (UB)"), ("p_first", "board P(rank 1)"),
                                 ("p_above", "board tie"), ("tied_above", "board tie"),
+                                ("tie_leader", "board tie group"), ("p_leader", "board tie group"),
                                 ("rounds_scored", "board rounds scored")):
                 tally.total[kind] += 1
                 if row.get(field) == got[field] and type(row.get(field)) is type(got[field]):

@@ -82,7 +82,7 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("boards, machines, stacks", "the published rows, home-computer picks, best and value stacks"),
     ("uncertainty", "the boards' bootstrap settings (rounds, seed, interval, tie_threshold, pairwise_top, "
                     "draws_per_round); each board row's uncertainty {r_lo, r_hi, rank_lo, rank_hi, rank_ub, p_first, "
-                    "p_above, tied_above, rounds_scored} and each board's uncertainty.pairwise"),
+                    "p_above, tied_above, rounds_scored, tie_leader, p_leader} and each board's uncertainty.pairwise"),
     ("worked_example", "the methodology's worked example, computed when the snapshot was scored"),
     ("arena, evals, index, backfill", "the Arena, eval-suite and Capability Index sections and the demo "
      "history's rules, or null"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from builder.snapshot.models import Board, BoardRow
 
@@ -96,7 +97,8 @@ def compute_interval_view(board: Board) -> IntervalView | None:
 
 @dataclass(frozen=True)
 class TieGroup:
-    """Consecutive ranked rows each tied with the row above it (at least two rows)."""
+    """Consecutive ranked rows statistically tied with the group's first row, its leader (at
+    least two rows). Snapshots from before leader-anchored groups: rows each tied with the row above."""
 
     first_rank: int | None
     last_rank: int | None
@@ -104,11 +106,21 @@ class TieGroup:
     identities: tuple[str, ...]
 
 
-def compute_tie_groups(rows: Sequence[BoardRow]) -> list[TieGroup]:
-    """The board's tie groups in board order (a row starts a new group unless ``tied_above``)."""
+def _joins(row: BoardRow, anchored: bool) -> bool:
+    """The row belongs to the group of a row above it."""
+    u = row.uncertainty
+    if u is None:
+        return False
+    return u.tie_leader is not None if anchored else u.tied_above is True
+
+
+def compute_tie_groups(rows: Sequence[BoardRow], anchored: bool = True) -> list[TieGroup]:
+    """The board's tie groups in board order. ``anchored`` (snapshots whose bootstrap records
+    ``tie_groups: leader``): a row joins the group of its ``tie_leader``; otherwise (older
+    snapshots) a row starts a new group unless ``tied_above``."""
     groups: list[list[BoardRow]] = []
     for row in rows:
-        if groups and row.uncertainty is not None and row.uncertainty.tied_above is True:
+        if groups and _joins(row, anchored):
             groups[-1].append(row)
         else:
             groups.append([row])
@@ -116,7 +128,70 @@ def compute_tie_groups(rows: Sequence[BoardRow]) -> list[TieGroup]:
             for g in groups if len(g) > 1]
 
 
+@dataclass(frozen=True)
+class TieMarks:
+    """What a board's rows print of the groups: per tied row the name of the model it is
+    tied with (its group's leader, or the row above in older snapshots), and the leaders of
+    groups with members."""
+
+    tied: Mapping[str, str]
+    heads: frozenset[str]
+
+
+def compute_tie_marks(rows: Sequence[BoardRow], anchored: bool = True) -> TieMarks:
+    """The marks of ``compute_tie_groups(rows, anchored)``."""
+    tied: dict[str, str] = {}
+    heads: set[str] = set()
+    for g in compute_tie_groups(rows, anchored):
+        heads.add(g.identities[0])
+        for k, ident in enumerate(g.identities[1:], start=1):
+            tied[ident] = g.models[0] if anchored else g.models[k - 1]
+    return TieMarks(tied, frozenset(heads))
+
+
+def anchored_ties(snap: object) -> bool:
+    """The snapshot's rows carry leader-anchored tie groups (``uncertainty.tie_groups``)."""
+    u = getattr(snap, "uncertainty", None)
+    return u is not None and getattr(u, "tie_groups", None) == "leader"
+
+
 def groups_within(groups: Sequence[TieGroup], identities: Sequence[str]) -> list[TieGroup]:
     """The groups that include at least one of ``identities`` (e.g. a card's top five)."""
     shown = set(identities)
     return [g for g in groups if shown & set(g.identities)]
+
+
+@dataclass(frozen=True)
+class WeakFeed:
+    """A feed a board weights that could not be calibrated: too few models in common with the Arena."""
+
+    feed: str
+    source: str  # the source's display title
+    family: str  # the family's display title
+    overlap: int  # models it shares with the Arena text ratings (the largest over its releases)
+    needed: int
+
+
+MIN_OVERLAP = 10
+"The calibration's minimum overlap with the Arena text ratings (``builder.scoring.calibrate``)."
+
+
+def weak_feeds(snap: object, board: Board) -> list[WeakFeed]:
+    """The feeds of ``board``'s weighted families that no fit calibrated because their overlap
+    with the Arena is under the minimum: the reason a family's weight is missing there."""
+    families = getattr(snap, "families", {})
+    titles = {s.name: s.title for s in getattr(snap, "sources", ())}
+    fits: dict[str, list[Any]] = {}
+    for c in getattr(snap, "calibration", ()):
+        fits.setdefault(c.feed, []).append(c)
+    out = []
+    for fam, weight in board.weights.items():
+        if weight <= 0 or fam not in families:
+            continue
+        for feed in families[fam].feeds:
+            cs = fits.get(feed, [])
+            if cs and not any(c.used for c in cs) and max(c.n for c in cs) < MIN_OVERLAP:
+                src = cs[0].source
+                out.append(WeakFeed(feed, titles.get(src, src), families[fam].title, max(c.n for c in cs),
+                                    MIN_OVERLAP))
+    return out

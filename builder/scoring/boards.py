@@ -36,7 +36,7 @@ from pydantic import JsonValue
 
 from builder.config import BoardConfig, FlagshipRule, MachineConfig, SiteConfig
 from builder.identity import alias_table, identity_of
-from builder.records import BuildCheck, FetchStatus, ModelInfo, Observation, Price
+from builder.records import NOT_CONFIGURED_LIVE, BuildCheck, FetchStatus, ModelInfo, Observation, Price
 from builder.scoring.calibrate import Calibration, compute_calibrated, fit_calibrations
 from builder.scoring.families import (
     Contribution,
@@ -65,8 +65,8 @@ from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
 from builder.snapshot.worked import compute_worked_example
-from builder.sources.licence import open_weight as open_weight_status
-from builder.sources.registry import Role, SourceKindSpec, sources_with, spec_or_none
+from builder.sources.licence import open_weight as licence_open
+from builder.sources.registry import DEFAULT_INFO_PRIORITY, Role, SourceKindSpec, sources_with, spec_or_none
 from builder.util.io import as_utc
 
 STACK_KINDS = ("orchestrator", "mid_tier", "rote")
@@ -156,14 +156,40 @@ def compute_arena_feeds(observations: Iterable[Observation], cfg: SiteConfig) ->
     return text, every
 
 
-def _info_rank(info: ModelInfo, specs: Mapping[str, SourceKindSpec]) -> tuple[int, str, str]:
+def _info_rank(
+    info: ModelInfo, specs: Mapping[str, SourceKindSpec], rated: Iterable[str] = (),
+) -> tuple[int, str, bool, str]:
+    """Fact priority of the source's kind (its ``info_priority``: the operator's curated file,
+    then models.dev, LMArena's catalog, Epoch's columns, any other kind after them), then the
+    source; within one source the entry for a spelling a rating source uses (the checkpoint
+    rated, ``claude-opus-4-5-20251101``) before an alias folded into it (``claude-opus-4-5``)."""
     spec = specs.get(info.source)
-    return (spec.info_priority if spec is not None else 3, info.source, info.model)
+    return (spec.info_priority if spec is not None else DEFAULT_INFO_PRIORITY, info.source, info.model not in rated,
+            info.model)
 
 
 def _plays(specs: Mapping[str, SourceKindSpec], source: str, role: Role) -> bool:
     spec = specs.get(source)
     return spec is not None and role in spec.roles
+
+
+def is_route(spelling: str) -> bool:
+    """A price key or reseller route (``azure/eu/gpt-5.5``, ``cloudflare/@cf/...``): never a display name."""
+    return "/" in spelling or "@" in spelling
+
+
+def display_spelling(spellings: Mapping[str, int], arena_name: str | None, identity: str) -> str:
+    """The most used spelling among the rating sources (``spelling -> number of rating sources
+    that write it``), ties to the Arena text spelling, then the shorter, then the first in
+    order; never a route. With only routes, the last segment of the shortest one."""
+    plain = [s for s in spellings if s and not is_route(s)]
+    if plain:
+        return min(plain, key=lambda s: (-spellings[s], s != arena_name, len(s), s))
+    for s in sorted(spellings, key=lambda s: (len(s), s)) or [identity]:
+        tail = s.rsplit("/", 1)[-1].replace("@", "").strip()
+        if tail:
+            return tail
+    return identity.replace("/", "-").replace("@", "")
 
 
 def compute_models(
@@ -173,11 +199,13 @@ def compute_models(
     """Identity -> merged facts for every identity with an observation, in ``extra``, or in
     ``extra_spellings`` (identity -> spellings other stages name it by: Arena battles, eval runs).
 
-    Facts merge curated first, then the Arena catalog, then Epoch, then the rest.
+    Each fact comes from the first source that states it, in the order of its kind's ``info_priority``, and
+    ``sources`` records which one (the model page shows it). ``open_weight`` and ``licence``
+    come from the same source where it states both.
 
-    ``name`` is the display spelling: the curated name, else the Arena text spelling, else the
-    smallest observed spelling. ``licence`` and ``open_weight`` follow the Arena catalog.
-    ``sources`` records which source supplied the licence and the parameter count.
+    ``name`` is the display name: the curated spelling, else the catalogs' name (models.dev,
+    then the Arena catalog), else the most used spelling among the rating sources
+    (``display_spelling``); never a price key or reseller route.
     """
     specs = source_specs(cfg)
     named = {k: set(v) for k, v in (extra_spellings or {}).items()}
@@ -185,9 +213,11 @@ def compute_models(
     text_feeds, _ = compute_arena_feeds(observations, cfg)
     spellings: dict[str, set[str]] = {}
     arena_name: dict[str, str] = {}
+    rated: dict[str, dict[str, set[str]]] = {}  # identity -> spelling -> rating sources writing it
     for o in observations:
         if o.identity:
             spellings.setdefault(o.identity, set()).add(o.model)
+            rated.setdefault(o.identity, {}).setdefault(o.model, set()).add(o.source)
             if o.feed in text_feeds and o.selected:
                 arena_name[o.identity] = o.model
     by_id: dict[str, list[ModelInfo]] = {}
@@ -203,7 +233,7 @@ def compute_models(
         spellings[ident] |= {i.model for i in rows}
     out: dict[str, snap.ModelFacts] = {}
     for identity in sorted(spellings):
-        rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, specs))
+        rows = sorted(by_id.get(identity, []), key=lambda i: _info_rank(i, specs, rated.get(identity, {})))
 
         def first(attr: str, rows: list[ModelInfo] = rows) -> tuple[Any, str | None]:
             for i in rows:
@@ -212,26 +242,41 @@ def compute_models(
                     return v, i.source
             return None, None
 
-        curated = [i.model for i in rows if _plays(specs, i.source, "curated")]
+        curated = [i for i in rows if _plays(specs, i.source, "curated")]
+        catalog_name = next(((i.name, i.source) for i in rows if _plays(specs, i.source, "catalog")
+                             and i.name and not is_route(i.name)), (None, None))
         observed = sorted(s for s in spellings[identity] if s)
-        name = (curated[0] if curated else arena_name.get(identity)) or (observed[0] if observed else identity)
-        catalog = [i for i in rows if _plays(specs, i.source, "licences") and i.licence and i.licence.strip()]
-        arena_licence = catalog[0].licence if catalog else None
+        if curated:
+            name, name_source = curated[0].model, curated[0].source
+        elif catalog_name[0]:
+            name, name_source = catalog_name
+        else:
+            counts = {s: len(v) for s, v in rated.get(identity, {}).items()} or {s: 0 for s in observed}
+            name, name_source = display_spelling(counts, arena_name.get(identity), identity), None
+        # a source's open-weights status: stated, else read from its licence (builder.sources.licence)
+        stated = ((i, i.open_weight if i.open_weight is not None else licence_open(i.licence)) for i in rows)
+        ow_row, ow = next(((i, v) for i, v in stated if v is not None), (None, None))
+        licence, licence_source = (ow_row.licence, ow_row.source) if ow_row is not None and ow_row.licence else \
+            first("licence")
         params, params_source = first("params_b")
         if params is not None and not positive_number(params):
             params, params_source = None, None
-        release = first("release_date")[0]
+        release, release_source = first("release_date")
+        maker, maker_source = first("maker")
+        window, window_source = first("context_window")
         out[identity] = snap.ModelFacts(
             name=name,
-            maker=first("maker")[0],
-            licence=arena_licence if arena_licence else first("licence")[0],
-            open_weight=open_weight_status(arena_licence),
+            maker=maker,
+            licence=licence,
+            open_weight=ow,
             params_b=float(params) if params is not None else None,
-            context_window=first("context_window")[0],
+            context_window=window,
             release_date=release.isoformat() if isinstance(release, date) else release,
             lineage=first("lineage")[0],
             spellings=tuple(observed),
-            sources=snap.FactSources(licence=catalog[0].source if catalog else None, params_b=params_source),
+            sources=snap.FactSources(licence=licence_source, params_b=params_source, name=name_source,
+                                     maker=maker_source, open_weight=ow_row.source if ow_row is not None else None,
+                                     release_date=release_source, context_window=window_source),
         )
     return out
 
@@ -388,8 +433,10 @@ def compute_board(
     flagship_build: float | None,
     available: set[str],
     prev: Mapping[str, int] | None,
+    statuses: Mapping[str, FetchStatus | None] | None = None,
 ) -> snap.Board:
-    """One board: qualified ranked rows (competition ranks on unrounded R) and the "new" strip."""
+    """One board: qualified ranked rows (competition ranks on unrounded R) and the "new" strip;
+    when nothing is ranked, why (``board_empty_reason``)."""
     chosen = [s for s in field if qualifies(board, s, models, book, flagship_build, cfg)]
     ranked = rank_rows([s for s in chosen if not s.new], lambda s: s.r, lambda s: s.model)
     strip = rank_rows([s for s in chosen if s.new], lambda s: s.r, lambda s: s.model)
@@ -406,7 +453,40 @@ def compute_board(
         missing_families=tuple(missing),
         rows=tuple(compute_row(s, rank, compute_movement(s.identity, rank, prev), book) for rank, s in ranked),
         new=tuple(compute_row(s, None, None, book) for _, s in strip),
+        empty_reason=None if ranked else board_empty_reason(board, field, bool(strip), book, cfg, statuses or {}),
     )
+
+
+def board_empty_reason(board: BoardConfig, field: Sequence[ScoredModel], in_strip: bool, book: PriceBook,
+                       cfg: SiteConfig, statuses: Mapping[str, FetchStatus | None]) -> str:
+    """One sentence saying why a board ranks no model: no score for its role, every candidate
+    in the New strip, no build-check source delivering (and why), or no model passing its rule."""
+    if not field:
+        return "No model has a score in this role's families in this snapshot."
+    if in_strip:
+        return "Every model that qualifies has a single independent evaluator so far: they wait in the New strip."
+    if board.kind == "build_prices" and not book.build:
+        checks = [s for s in cfg.sources if s.kind == "piratebench" and s.enabled]
+        if not checks:
+            return "No model has a measured build price: no build-check source is configured."
+        parts = []
+        for s in checks:
+            st = statuses.get(s.name)
+            title = s.title or s.name
+            if st is not None and st.error == NOT_CONFIGURED_LIVE:
+                parts.append(f"{title} is not configured for live builds (it has no public URL)")
+            elif st is not None and not st.ok:
+                parts.append(f"{title} failed to fetch ({st.error})")
+            else:
+                parts.append(f"{title} has no build check of a scored model")
+        return "No model has a measured build price: " + "; ".join(parts) + "."
+    rules = {
+        "open_weight": "no scored model has open weights according to the model catalogs",
+        "mid_tier": "no scored model has a token or build price inside the mid-tier band",
+        "rote": "no scored model has a token or build price inside the rote band",
+        "build_prices": "no model with a build price has a score in this role's families",
+    }
+    return f"No model qualifies: {rules.get(board.kind, 'no scored model passes this board rule')}."
 
 
 def pick_order(s: ScoredModel) -> tuple[bool, float, str]:
@@ -549,7 +629,9 @@ def compute_sources(
         if not s.enabled:
             continue
         st = inputs.statuses.get(s.name)
-        status: Literal["ok", "failed", "missing"] = "missing" if st is None else ("ok" if st.ok else "failed")
+        status: Literal["ok", "failed", "missing", "not_configured"] = (
+            "missing" if st is None else "ok" if st.ok else "not_configured" if st.error == NOT_CONFIGURED_LIVE
+            else "failed")
         roles = tuple(sorted(spec.roles)) if (spec := spec_or_none(s)) is not None else ()
         out.append(snap.Source(
             name=s.name, title=s.title or s.name, kind=s.kind, status=status,
@@ -587,8 +669,9 @@ def compute_contributing(
             if row.build_price is not None or row.build_passed is not None:
                 used |= book.build_sources
             facts = models.get(ident)
-            if b.kind == "open_weight" and facts is not None and facts.sources.licence:
-                used.add(facts.sources.licence)
+            fact_source = facts.sources.open_weight or facts.sources.licence if facts is not None else None
+            if b.kind == "open_weight" and fact_source:
+                used.add(fact_source)
     for m in machines:
         for mrow in m.rows:
             facts = models.get(mrow.identity)
@@ -657,7 +740,7 @@ def compute_scored_boards(
     flagship_build = cheapest_flagship_build(book, names, cfg.flagship)
     boards = tuple(
         compute_board(b, fields[b.role], cfg, models, book, flagship_build, available,
-                      previous_board_ranks(earlier, b.id))
+                      previous_board_ranks(earlier, b.id), inputs.statuses)
         for b in cfg.boards
     )
     uncertainty, boards = compute_snapshot_uncertainty(

@@ -37,6 +37,9 @@ feed of a row)::
     rank_ub           1 + number of ranked rows whose r_lo is above this row's r_hi (LMArena)
     p_above           share of all B rounds in which the row directly above has a greater R_b
     tied_above        p_above < 0.95 ("tied with the row above"; null on the first row)
+    tie_leader        the leader of the row's tie group (null for a leader): the first row
+                      leads; a next row joins the current leader's group while P(R_leader >
+                      R_row) < 0.95 over all B rounds (``p_leader``), else leads a new group
 
 and per board the matrix P(R_a > R_b) over all B rounds for its top 20 ranked rows. Rows
 of the New strip get r_lo, r_hi and rounds_scored; their rank fields are null.
@@ -208,11 +211,14 @@ class RowUncertainty:
     p_above: float | None
     tied_above: bool | None
     rounds_scored: int
+    tie_leader: str | None = None
+    p_leader: float | None = None
 
     def to_model(self) -> snap.RowUncertainty:
         return snap.RowUncertainty(r_lo=self.r_lo, r_hi=self.r_hi, rank_lo=self.rank_lo, rank_hi=self.rank_hi,
                                    rank_ub=self.rank_ub, p_first=self.p_first, p_above=self.p_above,
-                                   tied_above=self.tied_above, rounds_scored=self.rounds_scored)
+                                   tied_above=self.tied_above, rounds_scored=self.rounds_scored,
+                                   tie_leader=self.tie_leader, p_leader=self.p_leader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +244,7 @@ def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -
         pairwise_top=PAIRWISE_TOP,
         arena_sd_divisor=ARENA_SD_DIVISOR,
         draws_per_round=problem.draws_per_round if problem is not None and rounds else None,
+        tie_groups="leader" if rounds else None,
     )
 
 
@@ -656,6 +663,33 @@ def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], valu
     return out
 
 
+def compute_tie_leaders(r: Floats) -> list[tuple[int, float] | None]:
+    """Tie groups anchored on their leaders, for ranked rows in board order.
+
+    ``r``: R of the ranked rows in every round, shape (B, rows) (NaN: no R that round). The
+    first row leads a group; each next row joins the current leader's group while the
+    leader has a strictly greater R in fewer than ``TIE_THRESHOLD`` of all B rounds, and
+    otherwise leads a new group. Per row: ``(leader's position, P(R_leader > R_row))``, or
+    None for a leader. Comparing with the leader, not the row above, means a group cannot
+    chain down a dense board: every member is statistically tied with the one model at the
+    top of its group.
+    """
+    rounds, n = r.shape
+    out: list[tuple[int, float] | None] = []
+    leader = 0
+    for j in range(n):
+        if j == 0:
+            out.append(None)
+            continue
+        p = int(np.count_nonzero(r[:, leader] > r[:, j])) / rounds
+        if p < TIE_THRESHOLD:
+            out.append((leader, p))
+        else:
+            leader = j
+            out.append(None)
+    return out
+
+
 def summarise_board(board: BoardInput, r: Floats) -> BoardUncertainty:
     """Interval, rank range, P(first), Rank (UB), ties and the top rows' matrix of one board.
 
@@ -680,6 +714,7 @@ def summarise_board(board: BoardInput, r: Floats) -> BoardUncertainty:
     lows = np.sort(lo[:n_ranked][nv > 0])
     # ranked rows whose lower bound is strictly above each row's upper bound
     beaten = len(lows) - np.searchsorted(lows, hi[:n_ranked], side="right")
+    leaders = compute_tie_leaders(r[:, :n_ranked])
     out: dict[str, RowUncertainty] = {}
     for j, row in enumerate(rows):
         scored = int(n_valid[j])
@@ -699,6 +734,8 @@ def summarise_board(board: BoardInput, r: Floats) -> BoardUncertainty:
             p_above=p_above,
             tied_above=None if p_above is None else p_above < TIE_THRESHOLD,
             rounds_scored=scored,
+            tie_leader=board.ranked[lead[0]].identity if (lead := leaders[j]) is not None else None,
+            p_leader=lead[1] if lead is not None else None,
         )
     matrix = tuple(tuple(int(greater[a, b]) / rounds for b in range(top)) for a in range(top))
     return BoardUncertainty(board.id, out, tuple(row.identity for row in board.ranked[:top]), matrix)

@@ -47,8 +47,9 @@ class SourceAttempt(BaseModel):
 
     name: str
     "Source name (site.yml), or ``arena-battles`` for the live battles dump."
-    status: Literal["ok", "failed"]
-    "``ok``: a new payload was accepted; ``failed``: the last good payload (if any) stays."
+    status: Literal["ok", "failed", "not_configured"]
+    """``ok``: a new payload was accepted; ``failed``: the last good payload (if any) stays;
+    ``not_configured``: a live build of a source without a live URL (nothing fetched, no warning)."""
     error: str | None = None
     "Why it failed, one line (None when ok)."
     http_status: int | None = None

@@ -89,9 +89,9 @@ class Source(SnapshotModel):
     name: str = Field(description="Source name from site.yml.")
     title: str = Field(description="Display title of the source.")
     kind: str = Field(description="Parser kind (lmarena, epoch, aider, livebench, terminal_bench, litellm, ...).")
-    status: Literal["ok", "failed", "missing"] = Field(
+    status: Literal["ok", "failed", "missing", "not_configured"] = Field(
         description="ok: fetched and parsed; failed: the last fetch or parse failed (the last good payload is "
-        "used); missing: never fetched."
+        "used); missing: never fetched; not_configured: a live build of a source with no live URL."
     )
     error: str | None = Field(description="Why the last fetch or parse failed; null when it did not.")
     licence: str | None = Field(description="The source's own licence, as stated in site.yml.")
@@ -184,12 +184,19 @@ class Calibration(SnapshotModel):
 class FactSources(SnapshotModel):
     """Which source supplied a model fact."""
 
-    licence: str | None = Field(description="Source of the licence (the Arena catalog), null: none.")
+    licence: str | None = Field(description="Source of the licence, null: none.")
     params_b: str | None = Field(description="Source of the parameter count, null: none.")
+    name: str | None = Field(default=None, description="Catalog source of the display name; null: the most used "
+                             "spelling among the rating sources (or a snapshot from before this record).")
+    maker: str | None = Field(default=None, description="Source of the organisation, null: none.")
+    open_weight: str | None = Field(default=None, description="Source of the open-weights status, null: none.")
+    release_date: str | None = Field(default=None, description="Source of the release date, null: none.")
+    context_window: str | None = Field(default=None, description="Source of the context window, null: none.")
 
 
 class ModelFacts(SnapshotModel):
-    """Merged facts about one identity (curated metadata first, then the Arena catalog, then Epoch)."""
+    """Merged facts about one identity, each from the first source that states it in the fact priority
+    (the operator's curated metadata, models.dev, the Arena catalog, Epoch, then the rest)."""
 
     name: str = Field(description="Display spelling.")
     maker: str | None = Field(description="Organisation that made the model.")
@@ -265,6 +272,15 @@ class RowUncertainty(SnapshotModel):
         "and in the new strip."
     )
     rounds_scored: int = Field(ge=0, description="Rounds in which the row had an R (a round can drop its feeds).")
+    tie_leader: str | None = Field(
+        default=None, description="Identity of the leader of the row's tie group: the nearest row above that leads a "
+        "group, when it is ahead of this row in fewer than 95% of the rounds (p_leader < tie threshold); null when "
+        "the row leads its own group, in the new strip, and in snapshots from before tie groups were anchored."
+    )
+    p_leader: Share | None = Field(
+        default=None, description="Share of all rounds in which the group leader above has a strictly greater R "
+        "than this row; null when the row leads its own group or is in the new strip."
+    )
 
 
 class BoardRow(SnapshotModel):
@@ -310,7 +326,8 @@ class MachineRow(BoardRow):
     memory_est_gb: float = Field(gt=0, description="4-bit memory estimate, GB: params_B * 0.5 * 1.25.")
 
 
-ROW_UNCERTAINTY_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above")
+ROW_UNCERTAINTY_FIELDS = ("r_lo", "r_hi", "rank_lo", "rank_hi", "rank_ub", "p_first", "p_above", "tied_above",
+                          "tie_leader", "p_leader")
 "The ``RowUncertainty`` fields the downloads and the API write flat in a row (all but ``rounds_scored``)."
 
 ColumnType = Literal["text", "integer", "float", "boolean", "list", "map"]
@@ -403,6 +420,9 @@ class UncertaintySettings(SnapshotModel):
     pairwise_top: int = Field(ge=0, description="Ranked rows per board in the pairwise matrix.")
     arena_sd_divisor: float = Field(description="An Arena rating is drawn with sd = (q975 - q025) / this.")
     draws_per_round: int | None = Field(description="Uniforms read per round; null when the bootstrap was off.")
+    tie_groups: Literal["leader"] | None = Field(
+        default=None, description="How rows carry tie groups: 'leader', anchored on each group's leader "
+        "(tie_leader, p_leader); null in snapshots from before (groups were read from tied_above).")
 
 
 class Board(SnapshotModel):
@@ -420,6 +440,10 @@ class Board(SnapshotModel):
     new: tuple[BoardRow, ...] = Field(description="The New, not enough ratings yet strip (rank null).")
     uncertainty: BoardUncertainty | None = Field(
         default=None, description="The board's bootstrap (pairwise matrix); null when it was off or predates it."
+    )
+    empty_reason: str | None = Field(
+        default=None, description="Why no model is ranked, one sentence; null when some model is (or in snapshots "
+        "from before the reason was recorded)."
     )
 
 

@@ -3,7 +3,10 @@
 Rules ("Freshness and update schedule" of the method):
 
 - the first snapshot saved for a UTC day stays; a same-day rebuild replaces it only when it
-  has strictly more sources with status "ok" (or the saved file does not load);
+  has strictly more sources with status "ok" (or the saved file does not load, or is of the
+  other kind: demo data against a live build);
+- a live build (``demo: false``) reads no demo snapshot (history, movement, changes) and a
+  demo build no live one: each snapshot records which it is (``demo``);
 - a snapshot with no rows on any board (every source failed) is never saved;
 - files are written atomically (temporary file in the same folder, then ``os.replace``), so
   a failure never leaves a half-written snapshot;
@@ -66,21 +69,28 @@ def write_snapshot(snapshot: Snapshot, snapshots_dir: Path, *, replace: bool = F
                 existing: Snapshot | None = load_snapshot(path)
             except UserError:
                 existing = None
-            if existing is not None and sources_ok(snapshot) <= sources_ok(existing):
+            # a day of the other kind (demo vs live) is never history of this site: replaced
+            if existing is not None and existing.demo == snapshot.demo and sources_ok(snapshot) <= sources_ok(existing):
                 return path, "kept"
     text = dump_snapshot(snapshot)  # serialise before touching the folder: a bad value writes nothing
     write_text_atomic(path, text, durable=True)
     return path, action
 
 
-def previous_snapshot(snapshots_dir: Path, day: date) -> Snapshot | None:
-    """The newest snapshot dated strictly before ``day`` (None if there is none).
+def previous_snapshot(snapshots_dir: Path, day: date, *, demo: bool | None = None) -> Snapshot | None:
+    """The newest snapshot dated strictly before ``day`` (None if there is none); with
+    ``demo`` given, the newest of that kind only (a live site's history never includes the
+    demo history, nor the demo a live one).
 
     It decides the movement column, so a file that does not load is a ``UserError`` (one
     line naming the file and the JSON path), not silently skipped.
     """
     earlier = [p for p in list_snapshots(snapshots_dir) if date.fromisoformat(p.name[:10]) < day]
-    return load_snapshot(earlier[-1]) if earlier else None
+    for p in reversed(earlier):
+        snap = load_snapshot(p)
+        if demo is None or snap.demo == demo:
+            return snap
+    return None
 
 
 def check_guards(snapshot: Snapshot | None, now: datetime) -> list[str]:

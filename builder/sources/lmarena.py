@@ -68,8 +68,9 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     if not any(cat in data for cat in CATEGORY_FEEDS):
         raise PayloadError(f"{name}: neither a 'full' nor a 'coding' category")
 
-    published = source.date or payload.fetched_at.date()
-    release = source.release or published.isoformat()
+    # no date inside: the configured one, else the upstream commit's (None: unknown, never the fetch day)
+    published = source.date or payload.published
+    release = source.release or (published.isoformat() if published else "undated")
     url = row_url(source, payload)
     observations: list[Observation] = []
     for category, suffix in CATEGORY_FEEDS.items():

@@ -49,6 +49,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             ModelInfo(
                 source=source.name,
                 model=model,
+                name=_text(row.get("name")),
                 maker=_text(row.get("organization")),
                 licence=licence,
                 open_weight=open_weight(licence),

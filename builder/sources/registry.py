@@ -52,6 +52,7 @@ from builder.sources import (
     livebench,
     lmarena,
     lmarena_catalog,
+    modelsdev,
     openrouter,
     piratebench,
     table,
@@ -68,7 +69,7 @@ Yield = Literal["scores", "prices", "metadata", "build_checks"]
 """What a kind's parser yields: observations (scores), token prices, facts about models
 (metadata), build checks."""
 
-Role = Literal["arena", "list_prices", "market_prices", "build_checks", "curated", "licences"]
+Role = Literal["arena", "list_prices", "market_prices", "build_checks", "curated", "licences", "catalog"]
 """What a kind's records do in the method, beyond their yield:
 
 * ``arena``: its ``<source>/text`` feed is the Arena text scale every other feed calibrates to
@@ -79,7 +80,12 @@ Role = Literal["arena", "list_prices", "market_prices", "build_checks", "curated
 * ``curated``: the operator's own model facts: display names, release dates, first in merges,
   and models listed there count even before any evaluation;
 * ``licences``: its weight licences decide the open-weight board.
+* ``catalog``: a maintained catalog of models: its names are display names (after the
+  operator's curated ones), its facts second only to theirs (see ``info_priority``).
 """
+
+DEFAULT_INFO_PRIORITY = 4
+"The fact priority of a kind that declares none: after every catalog."
 
 FetchShape = Literal["file", "index", "tarball", "local"]
 
@@ -144,8 +150,10 @@ class SourceKindSpec:
     "What ``usable`` counts, for the failure message."
     select_step: SelectStep | None = None
     roles: frozenset[Role] = frozenset()
-    info_priority: int = 3
-    "Rank of its model facts when facts of several sources merge (lower first)."
+    info_priority: int = 4
+    """Rank of its model facts when facts of several sources merge (lower first; a fact comes from
+    the first source that states it): the curated file 0, models.dev 1, LMArena's catalog 2,
+    Epoch's columns 3, any other kind ``DEFAULT_INFO_PRIORITY``."""
     check_options: Callable[[dict[str, Any]], list[str]] | None = None
     origin: str = "builtin"
     "Where the kind comes from: ``builtin`` or the distribution name of the plugin."
@@ -164,10 +172,15 @@ BUILTIN_KINDS: tuple[SourceKindSpec, ...] = (
         name="lmarena_catalog", parse=lmarena_catalog.parse,
         summary="LMArena arena-catalog scatterplot data (names, organisation, licence)",
         yields=frozenset({"metadata"}), dated_rows=False, usable=count_models, usable_what="models",
-        roles=frozenset({"licences"}), info_priority=1),
+        roles=frozenset({"licences", "catalog"}), info_priority=2),
+    SourceKindSpec(
+        name="modelsdev", parse=modelsdev.parse,
+        summary="models.dev catalog: repository tarball or api.json (names, organisation, open weights, dates)",
+        yields=frozenset({"metadata"}), dated_rows=False, usable=count_models, usable_what="models",
+        roles=frozenset({"catalog"}), info_priority=1),
     SourceKindSpec(
         name="epoch", parse=epoch.parse, summary="Epoch AI Capabilities Index CSV",
-        yields=frozenset({"scores", "metadata"}), info_priority=2),
+        yields=frozenset({"scores", "metadata"}), info_priority=3),
     SourceKindSpec(
         name="aider", parse=aider.parse, summary="Aider polyglot leaderboard YAML",
         yields=frozenset({"scores"})),

@@ -7,7 +7,13 @@ from typing import Any
 
 from builder.charts.data import compute_price_quality
 from builder.render import exports
-from builder.render.intervals import compute_interval_view, compute_tie_groups
+from builder.render.intervals import (
+    anchored_ties,
+    compute_interval_view,
+    compute_tie_groups,
+    compute_tie_marks,
+    weak_feeds,
+)
 from builder.render.og import og_card
 from builder.render.pages.models import model_index
 from builder.render.writer import SiteWriter, current
@@ -57,7 +63,8 @@ def render_boards(w: SiteWriter) -> None:
                open_weight=idx.open_weight, sources=snap.sources, frontier=frontier.get(b.id, set()),
                top=b.rows[0].identity if b.rows else None,
                weights_json=json.dumps([[f, wt] for f, wt in b.weights.items()]),
-               intervals=compute_interval_view(b), tie_groups=compute_tie_groups(b.rows),
+               intervals=compute_interval_view(b), tie_groups=compute_tie_groups(b.rows, anchored_ties(snap)),
+               ties=compute_tie_marks(b.rows, anchored_ties(snap)), weak_feeds=weak_feeds(snap, b),
                above={r.identity: b.rows[k - 1].model for k, r in enumerate(b.rows) if k},
                uncertainty=snap.uncertainty, pairwise=exports.board_pairwise(b),
                tips={c.name: c.description for c in board_row_columns(exports.board_row_model(b))})

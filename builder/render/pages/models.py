@@ -103,4 +103,4 @@ def render_models(w: SiteWriter) -> None:
                                    key=lambda o: (o.feed, not o.selected, o.model)),
                placements=idx.placements.get(ident, []), machines=idx.machines.get(ident, []),
                token_prices=idx.token_prices.get(ident, []), build_prices=idx.build_prices.get(ident, []),
-               families=snap.families, fits=fits)
+               families=snap.families, fits=fits, source_titles={s.name: s.title for s in snap.sources})
