@@ -652,7 +652,7 @@ def without_demo_roster(cfg: SiteConfig, base: Path | None) -> SiteConfig:
         return cfg
     sources = [
         s.model_copy(update={"enabled": False})
-        if s.kind == "metadata" and s.recorded and resolve_data_path(s.recorded, base).resolve() == DEMO_ROSTER
+        if s.recorded and resolve_data_path(s.recorded, base).resolve() == DEMO_ROSTER
         else s
         for s in cfg.sources
     ]

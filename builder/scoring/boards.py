@@ -466,7 +466,8 @@ def board_empty_reason(board: BoardConfig, field: Sequence[ScoredModel], in_stri
     if in_strip:
         return "Every model that qualifies has a single independent evaluator so far: they wait in the New strip."
     if board.kind == "build_prices" and not book.build:
-        checks = [s for s in cfg.sources if s.kind == "piratebench" and s.enabled]
+        playing = sources_with(cfg, "build_checks")
+        checks = [s for s in cfg.sources if s.name in playing]
         if not checks:
             return "No model has a measured build price: no build-check source is configured."
         parts = []
