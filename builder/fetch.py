@@ -636,7 +636,10 @@ def _fetch_one(
         # a setting, not a failure: nothing to fetch, nothing to warn about on every build
         status = FetchStatus(source=source.name, ok=False, http_status=None, error=NOT_CONFIGURED_LIVE, bytes=0,
                              sha256=None, fetched_at=now, payload_fetched_at=None, origin="", live=True)
-        write_status(store_dir, status)
+        try:
+            write_status(store_dir, status)
+        except OSError as exc:  # a store that is a plain file: nothing was to be fetched anyway
+            log.warning("%s: cannot write the status: %s", source.name, exc)
         log.info("%s: %s", source.name, NOT_CONFIGURED_LIVE)
         return status
     try:
