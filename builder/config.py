@@ -280,7 +280,10 @@ class ArenaConfig(Strict):
     live_max_bad_share: float = Field(default=0.05, ge=0, le=1)
     "Plausibility: at most this share of a downloaded dump's rows may be bad (missing or same model, unknown winner)."
     anony_only: bool = False
-    "Keep anonymous votes only."
+    "Keep anonymous votes only, and refuse a battles file without an ``anony`` column."
+    all_votes: bool = False
+    ("Fit every vote: turn off the official filters (anonymous votes only and duplicate-tagged prompts "
+     "dropped, each applied by default when the battles file carries the column).")
     bootstrap: int = 200
     "Bootstrap rounds for the confidence intervals."
     seed: int = 42

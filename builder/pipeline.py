@@ -324,10 +324,10 @@ def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
             read_suite_files(suite, base)
     path = battles_path(cfg, base, live=False) if not live else None
     if path is not None:
-        from builder.pairwise.battles import BattleFilters
+        from builder.pairwise.arena import battle_filters
         from builder.pairwise.scan import read_battles
 
-        read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
+        read_battles(path, battle_filters(cfg.arena))
 
 
 def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None) -> tuple[list[Snapshot], list[str]]:

@@ -87,10 +87,12 @@ def _pairs(option: str, values: Iterable[str]) -> dict[str, float]:
     return out
 
 
-def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None):
+def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None,
+             all_votes: bool = False):
     from builder.pairwise.battles import BattleFilters
 
     return BattleFilters(
+        official=not all_votes,
         anony_only=anony_only,
         dedup_sampled=dedup,
         language=language,
@@ -105,7 +107,10 @@ def _filter_options(f):
     f = click.option("--max-date", type=_DATE, default=None, help="Keep votes up to this UTC day (inclusive).")(f)
     f = click.option("--min-date", type=_DATE, default=None, help="Keep votes from this UTC day.")(f)
     f = click.option("--language", default=None, help="Keep one conversation language (exact, e.g. English).")(f)
-    f = click.option("--dedup", is_flag=True, help="Keep rows whose dedup_tag says sampled.")(f)
+    f = click.option("--dedup", is_flag=True, help="Keep rows whose dedup_tag says sampled (the column must exist).")(f)
+    f = click.option("--all-votes", is_flag=True,
+                     help="Turn off the official filters (by default: anonymous votes only and duplicate-tagged "
+                          "prompts dropped, where the file has the anony / dedup_tag column).")(f)
     f = click.option("--anony-only", is_flag=True, help="Keep anonymous (blind) votes only.")(f)
     return f
 
@@ -173,12 +178,21 @@ def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: in
     return reader_settings_for(memory_limit, temp_dir, threads)
 
 
-def _report_line(report, models) -> str:
+def _report_line(report, models, official: bool | None = None) -> str:
+    """The read's summary line; ``official``: whether the official filters were asked for."""
     rep = report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
-    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
+    line = (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
             f"bad rows: {bad}; removed: {removed}")
+    if official is None:
+        return line
+    if not official:
+        return line + " (official filters off: --all-votes)"
+    ran = [k for k in ("anony", "dedup") if k in rep.removed]
+    if not ran:
+        return line + " (official filters: the file has no anony or dedup_tag column)"
+    return line + f" (official filters: {' and '.join(ran)})"
 
 
 def _read_for_fit(input_path, filters, settings, method: str, sample: int | None, seed: int):
@@ -189,7 +203,7 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 
     counts_only = method == "bt" and sample is None
     with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
         if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
@@ -205,7 +219,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet")
     with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
         battles = scan.battles()
         styles = style_columns(scan, features)
     rows = _sample_rows(len(battles), sample, seed)
@@ -343,7 +357,7 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
               help="Write rows to F.json or F.csv (default: print).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
-        threads, top_n, fmt, output) -> None:
+        threads, top_n, fmt, output, all_votes=False) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
@@ -359,7 +373,7 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         raise UserError("--style-features needs --style-control")
     if style_control and method != "bt":
         raise UserError("--style-control fits Bradley-Terry: drop --method elo")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
     settings = _reader_settings(memory_limit, temp_dir, threads)
     if style_control:
         from builder.pairwise.style import parse_style_features
@@ -422,7 +436,8 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
 @_filter_options
 @_reader_options
 def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_rating, elo_k, workers, anony_only,
-                dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads) -> None:
+                dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads,
+                all_votes=False) -> None:
     """Print the leaderboard of a ratings file (a history file: its newest slice), or fit a
     battles file first. The table ends with the number of models, the rating range and the
     mean interval width."""
@@ -430,8 +445,9 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 
     board = read_leaderboard(input_path)
     if board is None:
-        battles = _read_for_fit(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn),
-                                _reader_settings(memory_limit, temp_dir, threads), method, None, seed)
+        filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
+        battles = _read_for_fit(input_path, filters, _reader_settings(memory_limit, temp_dir, threads), method, None,
+                                seed)
         rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
         board = _board_from_rows(rows, str(input_path))
     else:
@@ -452,7 +468,11 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 @click.option("--anchor", default=None, help="MODEL=RATING: shift the Bradley-Terry ratings so this model has it.")
 @_board_options()
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the battles (.jsonl).")
-def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output) -> None:
+@click.option("--anony-share", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="Share of the simulated votes cast anonymously.")
+@click.option("--all-votes", is_flag=True, help="Fit every vote: turn off the official filter (anonymous votes only).")
+def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output,
+             anony_share=1.0, all_votes=False) -> None:
     """Offline demo: simulate battles, fit Bradley-Terry (with bootstrap intervals) and online
     Elo, print the leaderboard beside the true skills. No files, keys or network."""
     from builder.pairwise.demo import (
@@ -468,11 +488,17 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
         raise UserError(f"{output}: output must end in .jsonl")
     skills = skills_for(parse_models_option(models_opt), centre=init_rating, seed=seed)
     result = run_arena_pipeline(skills, n_battles=n_battles, seed=seed, tie_prob=tie_prob, bootstrap=bootstrap,
-                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor))
+                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor), anony_share=anony_share,
+                                official=not all_votes)
     prose = fmt == "csv"  # keep stdout pure CSV: the prose goes to stderr
     say = (lambda text: click.echo(text, err=True)) if prose else click.echo
     say(f"Arena pipeline (offline): {n_battles} simulated battles among {len(skills)} models, "
         f"ties {tie_prob:.0%}, seed {seed}")
+    if all_votes:
+        say("filters: none (--all-votes)")
+    else:
+        say(f"filters: official (anonymous votes only): {result.removed.get('anony', 0)} non-anonymous battles "
+            f"removed, {n_battles - result.removed.get('anony', 0)} fitted")
     say("true skills (Arena scale) the battles were drawn from:")
     for line in describe_skills(skills):
         say(line)
@@ -506,7 +532,7 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write F.json (slices) or F.csv (long rows).")
 def history(input_path, period, bootstrap, seed, init_rating, workers, sample, anony_only, dedup, language, min_date,
-            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output) -> None:
+            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output, all_votes=False) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
     each model's initial, final, highest and lowest rating and its volatility."""
     import numpy as np
@@ -521,9 +547,9 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
     out = Path(output) if output else None
     if out is not None and out.suffix.lower() not in (".json", ".csv"):
         raise UserError(f"{out}: output must end in .json or .csv")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
     with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
         # Without a sample the slices come from one grouped query over time buckets; the
         # battle sequence is still read for online Elo.
         periods = scan.period_counts(period) if sample is None else None

@@ -279,11 +279,11 @@ def compute_arena_variant(
     original file's name and fitted by the real ``compute_arena_section``.
     """
     from builder.identity import identity_of
-    from builder.pairwise.arena import compute_arena_section, reader_settings
-    from builder.pairwise.battles import OUTCOMES, BattleFilters, write_battles_jsonl
+    from builder.pairwise.arena import battle_filters, compute_arena_section, reader_settings
+    from builder.pairwise.battles import OUTCOMES, write_battles_jsonl
     from builder.pairwise.scan import read_battles
 
-    battles = read_battles(battles_path, BattleFilters(anony_only=cfg.arena.anony_only, max_date=day),
+    battles = read_battles(battles_path, replace(battle_filters(cfg.arena), max_date=day),
                            reader_settings(cfg.arena.reader))
     ok_model = [_released(identity_of(m, cfg.folding, cfg.aliases), releases, day) for m in battles.models]
 

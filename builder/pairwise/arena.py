@@ -103,6 +103,11 @@ def reader_settings(cfg: ArenaReaderConfig) -> ReaderSettings:
     )
 
 
+def battle_filters(cfg: ArenaConfig) -> BattleFilters:
+    """The site's battle filters: the official ones unless ``all_votes``, plus ``anony_only``."""
+    return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes)
+
+
 def fit_rating_table(
     battles: Battles | PairCounts,
     *,
@@ -216,7 +221,7 @@ def compute_arena_section(
     features = parse_style_features(cfg.style_features)
     specs = style_feature_specs(features) if cfg.style_control and format_of(battles_path)[0] != "csv" else []
     # One scan of the file; everything below is read from it, then the connection closes.
-    with scan_battles(battles_path, BattleFilters(anony_only=cfg.anony_only), reader_settings(cfg.reader),
+    with scan_battles(battles_path, battle_filters(cfg), reader_settings(cfg.reader),
                       features=specs) as scan:
         pair_counts = scan.pair_counts()
         battles = scan.battles()
@@ -271,7 +276,8 @@ def compute_arena_section(
             "history_period": cfg.history,
             "history_bootstrap": history_bootstrap,
             "min_pair_battles": cfg.min_pair_battles,
-            "anony_only": cfg.anony_only,
+            "anony_only": cfg.anony_only or "anony" in battles.report.removed,
+            "official_filters": not cfg.all_votes,
             "reweight": cfg.reweight,
         },
         "models": rows,
@@ -350,4 +356,5 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "compute_arena_section", "compute_style_view", "fit_rating_table", "reader_settings"]
+__all__ = ["TABLE_COLUMNS", "battle_filters", "compute_arena_section", "compute_style_view", "fit_rating_table",
+           "reader_settings"]

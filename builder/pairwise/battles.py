@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,14 @@ BAD_KINDS = ("missing_model", "same_model", "unknown_winner")
 
 @dataclass(frozen=True, slots=True)
 class BattleFilters:
-    """Which votes to keep. Every filter is off by default."""
+    """Which votes to keep. Every filter is off by default.
+
+    ``official``: LMArena's published method, applied where the file can say it: anonymous
+    votes only when the file has an ``anony`` column, and duplicate-tagged prompts dropped
+    (``dedup_tag.sampled`` not true) when it has a ``dedup_tag`` column. ``resolve`` turns it
+    into the explicit filters for one file; the explicit ``anony_only`` / ``dedup_sampled``
+    require their column.
+    """
 
     anony_only: bool = False  # keep anonymous (blind) votes only
     dedup_sampled: bool = False  # keep rows whose dedup_tag.sampled is true
@@ -58,6 +65,18 @@ class BattleFilters:
     min_date: dt.date | None = None  # keep votes on or after this UTC day
     max_date: dt.date | None = None  # keep votes on or before this UTC day (inclusive)
     min_turn: int | None = None  # keep conversations with at least this many turns
+    official: bool = False  # anony_only and dedup_sampled wherever the file has the column
+
+    def resolve(self, present: frozenset[str] | set[str]) -> BattleFilters:
+        """The explicit filters for a file with columns ``present`` (``official`` folded in)."""
+        if not self.official:
+            return self
+        return replace(self, official=False, anony_only=self.anony_only or "anony" in present,
+                       dedup_sampled=self.dedup_sampled or "dedup_tag" in present)
+
+    def official_columns(self) -> tuple[str, ...]:
+        """Columns the official filters read when the file has them."""
+        return ("anony", "dedup_tag") if self.official else ()
 
     def needed_columns(self) -> dict[str, str]:
         """Column -> the filter that needs it."""
@@ -82,6 +101,7 @@ class BattleFilters:
             "min_date": self.min_date.isoformat() if self.min_date else None,
             "max_date": self.max_date.isoformat() if self.max_date else None,
             "min_turn": self.min_turn,
+            "official": self.official,
         }
 
 

@@ -216,7 +216,7 @@ def _ident(name: str) -> str:
 
 def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool = True) -> list[str]:
     # tstamp is read unless the caller only counts (history and online Elo need the times).
-    want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns()]
+    want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns(), *filters.official_columns()]
     want += [f.path[0] for f in features]
     return list(dict.fromkeys(want))
 
@@ -1036,6 +1036,7 @@ def scan_battles(
     parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
     with connect(settings, in_memory=True) if parquet else connect(settings) as con:
         src = _source(con, path, filters, features, times)
+        filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
         _run(con, path, sql, params)
@@ -1051,6 +1052,7 @@ def scan_table(table: pa.Table, filters: BattleFilters = NO_FILTERS, source: str
         described = con.execute("DESCRIBE SELECT * FROM input_table").fetchall()
         src = _Source(None, "arrow", "input_table", frozenset(r[0] for r in described),
                       {r[0]: r[1] for r in described}, "table")
+        filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, (), *_bounds(filters))
         _run(con, None, sql, params)

@@ -451,6 +451,9 @@ class ArenaMethod(SnapshotModel):
     min_pair_battles: int = Field(ge=0, description="Fewest battles a pair needs to count in the win-rate error.")
     anony_only: bool = Field(description="Only anonymous battles were used.")
     reweight: bool = Field(default=False, description="Each pair's battles weighted 1 / max(battles of the pair, 50).")
+    official_filters: bool = Field(
+        default=False, description="LMArena's official filters were on: anonymous votes only and duplicate-tagged "
+                                   "prompts dropped, each where the battles file carries the column.")
 
 
 class ArenaModel(SnapshotModel):
