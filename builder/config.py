@@ -260,6 +260,37 @@ class ArenaReaderConfig(Strict):
     "DuckDB worker threads for the scan (default: one per core)."
 
 
+class ArenaCategoryConfig(Strict):
+    """One category board: the battles whose own tags meet every criterion given (ANDed),
+    fitted as a full board (ratings, intervals, Rank (UB), style view) on its own page."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    "Slug of the board: its page is ``arena/<id>/``."
+    title: str = Field(min_length=1)
+    "The board's title, e.g. Math or Multi-Turn."
+    tag: str | None = None
+    "A ``category_tag`` criterion: keys joined by ``/`` (``math_v0.1/math``, ``if_v0.1/if``); the value must be true."
+    tag_min_true: int | None = Field(default=None, ge=1)
+    "With ``tag`` naming an object: at least this many of its members true (Hard Prompts: ``criteria_v0.1``, 6)."
+    language: str | None = None
+    "Conversation language, exact (e.g. English)."
+    is_code: bool | None = None
+    "The battle's ``is_code`` flag."
+    min_turn: int | None = Field(default=None, ge=1)
+    "At least this many conversation turns (Multi-Turn: 2)."
+    min_user_tokens: float | None = Field(default=None, ge=0)
+    "``conv_metadata.sum_user_tokens`` at least this (Longer Query: 500)."
+
+    @model_validator(mode="after")
+    def _one_criterion(self) -> ArenaCategoryConfig:
+        if all(v is None for v in (self.tag, self.language, self.is_code, self.min_turn, self.min_user_tokens)):
+            raise ValueError(f"category {self.id!r}: give at least one criterion (tag, language, is_code, "
+                             "min_turn, min_user_tokens)")
+        if self.tag_min_true is not None and self.tag is None:
+            raise ValueError(f"category {self.id!r}: tag_min_true needs tag")
+        return self
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -308,6 +339,17 @@ class ArenaConfig(Strict):
     "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
+    categories: list[ArenaCategoryConfig] = Field(default_factory=list)
+    "Category boards published beside the main one, from the battles' own tags (none by default)."
+
+    @field_validator("categories")
+    @classmethod
+    def _unique_categories(cls, v: list[ArenaCategoryConfig]) -> list[ArenaCategoryConfig]:
+        ids = [c.id for c in v]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate category id(s): {', '.join(dup)}")
+        return v
 
 
 class UncertaintyConfig(Strict):

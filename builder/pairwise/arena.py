@@ -52,13 +52,14 @@ history bootstrap; lists as tuples).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from builder.errors import UserError
-from builder.pairwise.battles import BattleFilters, Battles
+from builder.pairwise.battles import BattleFilters, Battles, CategoryRule
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
     point_ranks,
@@ -79,8 +80,10 @@ from builder.pairwise.winrate import (
 from builder.util.formats import ARENA_TABLE_COLUMNS
 
 if TYPE_CHECKING:  # the site configuration and the typed snapshot (pydantic) load with the section only
-    from builder.config import ArenaConfig, ArenaReaderConfig
+    from builder.config import ArenaCategoryConfig, ArenaConfig, ArenaReaderConfig
     from builder.snapshot.models import Arena
+
+log = logging.getLogger(__name__)
 
 ELO_K = 4.0
 "Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
@@ -103,9 +106,18 @@ def reader_settings(cfg: ArenaReaderConfig) -> ReaderSettings:
     )
 
 
-def battle_filters(cfg: ArenaConfig) -> BattleFilters:
-    """The site's battle filters: the official ones unless ``all_votes``, plus ``anony_only``."""
-    return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes)
+def battle_filters(cfg: ArenaConfig, category: ArenaCategoryConfig | None = None) -> BattleFilters:
+    """The site's battle filters: the official ones unless ``all_votes``, plus ``anony_only``,
+    and for a category board its rule."""
+    return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes,
+                         category=None if category is None else category_rule(category))
+
+
+def category_rule(cat: ArenaCategoryConfig) -> CategoryRule:
+    """The reader's rule for one configured category board."""
+    return CategoryRule(tag=tuple(cat.tag.split("/")) if cat.tag else None, tag_min_true=cat.tag_min_true,
+                        language=cat.language, is_code=cat.is_code, min_turn=cat.min_turn,
+                        min_user_tokens=cat.min_user_tokens)
 
 
 def fit_rating_table(
@@ -208,8 +220,14 @@ def compute_arena_section(
     *,
     history_bootstrap: int = 0,
     workers: int | None = None,
+    category: ArenaCategoryConfig | None = None,
 ) -> Arena:
     """The snapshot's ``"arena"`` section (see the module docstring) for one battles file.
+
+    ``category``: the board of one category (its rule runs after the other filters; the
+    section's ``category`` says which); without it, the main board, whose ``categories`` are
+    the boards of ``cfg.categories`` (a category no battle of the file meets is left out, with
+    a warning: the dump does not carry its tags).
 
     Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
     ``cfg.seed``; models without a finite rating are listed under ``unrated``, not guessed.
@@ -221,7 +239,7 @@ def compute_arena_section(
     features = parse_style_features(cfg.style_features)
     specs = style_feature_specs(features) if cfg.style_control and format_of(battles_path)[0] != "csv" else []
     # One scan of the file; everything below is read from it, then the connection closes.
-    with scan_battles(battles_path, battle_filters(cfg), reader_settings(cfg.reader),
+    with scan_battles(battles_path, battle_filters(cfg, category), reader_settings(cfg.reader),
                       features=specs) as scan:
         pair_counts = scan.pair_counts()
         battles = scan.battles()
@@ -290,6 +308,18 @@ def compute_arena_section(
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
+    if category is not None:
+        section["category"] = {"id": category.id, "title": category.title,
+                               "criterion": category_rule(category).describe()}
+    else:
+        boards = []
+        for cat in cfg.categories:
+            try:
+                boards.append(compute_arena_section(battles_path, cfg, history_bootstrap=history_bootstrap,
+                                                    workers=workers, category=cat))
+            except UserError as exc:
+                log.warning("arena category %s: no board (%s)", cat.id, exc)
+        section["categories"] = boards
     from builder.snapshot.models import Arena
 
     return Arena.model_validate(section, strict=False)
@@ -356,5 +386,6 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "battle_filters", "compute_arena_section", "compute_style_view", "fit_rating_table",
+__all__ = ["TABLE_COLUMNS", "battle_filters", "category_rule", "compute_arena_section", "compute_style_view",
+           "fit_rating_table",
            "reader_settings"]

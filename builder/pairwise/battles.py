@@ -19,7 +19,7 @@ Bad rows are counted by kind and dropped, never fatal: ``missing_model`` (a side
 null or not a string), ``same_model`` (one model on both sides), ``unknown_winner``
 (anything outside ``WINNER_CODES``). Each row is counted under the first kind it matches, in
 that order. Filters then run in a fixed order (anony, dedup, language, min_date, max_date,
-min_turn) and each reports how many of the rows still present it removed. A file without
+min_turn, category) and each reports how many of the rows still present it removed. A file without
 rows, without any row left, or without a required column is a ``UserError`` naming the file.
 """
 
@@ -49,6 +49,59 @@ BAD_KINDS = ("missing_model", "same_model", "unknown_winner")
 
 
 @dataclass(frozen=True, slots=True)
+class CategoryRule:
+    """Which battles a category board counts: every criterion given holds (they are ANDed).
+
+    ``tag``: keys from the top of the battle's ``category_tag`` object (LMArena's tags, e.g.
+    ``("math_v0.1", "math")``); the value there must be JSON ``true``, or with
+    ``tag_min_true`` an object with at least that many members equal to ``true`` (Hard
+    Prompts: at least 6 of the 7 ``criteria_v0.1`` flags). ``language``: exact match;
+    ``is_code``: the ``is_code`` flag (a missing flag is false); ``min_turn``: ``turn`` at
+    least this (multi-turn: 2); ``min_user_tokens``: ``conv_metadata.sum_user_tokens`` at least
+    this (Longer Query). A battle without the value a criterion reads is not in the category.
+    """
+
+    tag: tuple[str, ...] | None = None
+    tag_min_true: int | None = None
+    language: str | None = None
+    is_code: bool | None = None
+    min_turn: int | None = None
+    min_user_tokens: float | None = None
+
+    def columns(self) -> tuple[str, ...]:
+        """Top-level battle columns the rule reads."""
+        cols = []
+        if self.tag is not None:
+            cols.append("category_tag")
+        if self.language is not None:
+            cols.append("language")
+        if self.is_code is not None:
+            cols.append("is_code")
+        if self.min_turn is not None:
+            cols.append("turn")
+        if self.min_user_tokens is not None:
+            cols.append("conv_metadata")
+        return tuple(cols)
+
+    def describe(self) -> str:
+        """The rule in words, for the page."""
+        parts = []
+        if self.tag is not None:
+            path = "category_tag." + ".".join(self.tag)
+            parts.append(f"at least {self.tag_min_true} flags true in {path}" if self.tag_min_true is not None
+                         else f"{path} is true")
+        if self.language is not None:
+            parts.append(f"language is {self.language}")
+        if self.is_code is not None:
+            parts.append("is_code is " + ("true" if self.is_code else "false"))
+        if self.min_turn is not None:
+            parts.append(f"at least {self.min_turn} turns")
+        if self.min_user_tokens is not None:
+            parts.append(f"user prompt of at least {self.min_user_tokens:g} tokens (conv_metadata.sum_user_tokens)")
+        return "; ".join(parts) or "every battle"
+
+
+@dataclass(frozen=True, slots=True)
 class BattleFilters:
     """Which votes to keep. Every filter is off by default.
 
@@ -66,6 +119,7 @@ class BattleFilters:
     max_date: dt.date | None = None  # keep votes on or before this UTC day (inclusive)
     min_turn: int | None = None  # keep conversations with at least this many turns
     official: bool = False  # anony_only and dedup_sampled wherever the file has the column
+    category: CategoryRule | None = None  # keep one category's battles (runs after every other filter)
 
     def resolve(self, present: frozenset[str] | set[str]) -> BattleFilters:
         """The explicit filters for a file with columns ``present`` (``official`` folded in)."""
@@ -102,6 +156,7 @@ class BattleFilters:
             "max_date": self.max_date.isoformat() if self.max_date else None,
             "min_turn": self.min_turn,
             "official": self.official,
+            "category": None if self.category is None else self.category.describe(),
         }
 
 
@@ -189,6 +244,7 @@ __all__ = [
     "BattleFilters",
     "BattleReport",
     "Battles",
+    "CategoryRule",
     "write_battles_jsonl",
 ]
 

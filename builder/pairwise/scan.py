@@ -68,6 +68,7 @@ from builder.pairwise.battles import (
     BattleFilters,
     BattleReport,
     Battles,
+    CategoryRule,
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
@@ -84,6 +85,7 @@ FILTER_STATUS: dict[str, int] = {
     "min_date": 7,
     "max_date": 8,
     "min_turn": 9,
+    "category": 10,
 }
 "Row fate code of each filter (after the bad kinds 1-3), in the order the filters run."
 
@@ -217,6 +219,8 @@ def _ident(name: str) -> str:
 def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool = True) -> list[str]:
     # tstamp is read unless the caller only counts (history and online Elo need the times).
     want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns(), *filters.official_columns()]
+    if filters.category is not None:
+        want += filters.category.columns()
     want += [f.path[0] for f in features]
     return list(dict.fromkeys(want))
 
@@ -529,6 +533,9 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     if filters.min_turn is not None:
         fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
                      f"THEN {FILTER_STATUS['min_turn']}")
+    if filters.category is not None:
+        fates.append(f"WHEN NOT coalesce({_category_sql(src, filters.category)}, false) "
+                     f"THEN {FILTER_STATUS['category']}")
     fate = f"CAST(CASE {' '.join(fates)} ELSE 0 END AS TINYINT)" if fates else "CAST(0 AS TINYINT)"
     dated = t_min is not None or t_max is not None
     inner = [f"{_raw(src, 'model_a')} AS _mb_a", f"{_raw(src, 'model_b')} AS _mb_b",
@@ -547,6 +554,47 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     sql = (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM "
            f"(SELECT {', '.join(inner)} FROM {src.relation})")
     return sql, params
+
+
+def _json_of(src: _Source, name: str) -> str:
+    """A column as DuckDB JSON: as read from JSON files; parsed from text (CSV, a Parquet text
+    column); a Parquet struct or map written as JSON; NULL otherwise."""
+    c = _col(src, name)
+    if c is None:
+        return "NULL::JSON"
+    if src.kind in ("json", "jsonl"):
+        return c
+    kind = src.types.get(name, "VARCHAR")
+    if src.kind == "csv" or kind == "VARCHAR":
+        return f"TRY_CAST({c} AS JSON)"
+    if kind.startswith(("STRUCT", "MAP(")) or kind == "JSON":
+        return f"to_json({c})"
+    return "NULL::JSON"
+
+
+def _category_sql(src: _Source, rule: CategoryRule) -> str:
+    """SQL true for a battle in the category (``CategoryRule``), NULL or false otherwise."""
+    conds = []
+    if rule.tag is not None:
+        path = "$" + "".join(f".{_json_key(k)}" for k in rule.tag)
+        v = f"json_extract({_json_of(src, 'category_tag')}, {_sql_str(path)})"
+        if rule.tag_min_true is not None:
+            members = f"map_values(json_transform({v}, '\"MAP(VARCHAR, JSON)\"'))"
+            conds.append(f"(CASE WHEN json_type({v}) = 'OBJECT' THEN list_count(list_filter({members}, "
+                         f"lambda e: CAST(e AS VARCHAR) = 'true')) END) >= {int(rule.tag_min_true)}")
+        else:
+            conds.append(f"CAST({v} AS VARCHAR) = 'true'")
+    if rule.language is not None:
+        conds.append(f"{_text(src, 'language')} = {_sql_str(rule.language)}")
+    if rule.is_code is not None:
+        conds.append(f"{_flag(src, 'is_code')} = {'true' if rule.is_code else 'false'}")
+    if rule.min_turn is not None:
+        conds.append(f"{_integer(src, 'turn')} >= {int(rule.min_turn)}")
+    if rule.min_user_tokens is not None:
+        tokens = f"json_extract({_json_of(src, 'conv_metadata')}, '$.sum_user_tokens')"
+        conds.append(f"(CASE WHEN json_type({tokens}) IN {_NUMERIC_JSON} THEN TRY_CAST({tokens} AS DOUBLE) END) "
+                     f">= {float(rule.min_user_tokens)!r}")
+    return "(" + " AND ".join(conds) + ")" if conds else "true"
 
 
 def _decode(kind: Format, values: Sequence[str | None]) -> list[Any]:
@@ -999,6 +1047,8 @@ def _enabled(filters: BattleFilters) -> list[str]:
         on.append("max_date")
     if filters.min_turn is not None:
         on.append("min_turn")
+    if filters.category is not None:
+        on.append("category")
     return on
 
 

@@ -614,6 +614,14 @@ class ArenaChange(SnapshotModel):
     )
 
 
+class ArenaCategory(SnapshotModel):
+    """Which battles a category board counts (from the battles' own tags)."""
+
+    id: str = Field(description="Slug of the board (its page is arena/<id>/).")
+    title: str = Field(description="The board's title.")
+    criterion: str = Field(description="The rule in words, e.g. 'category_tag.math_v0.1.math is true'.")
+
+
 class Arena(SnapshotModel):
     """The Arena page: Bradley-Terry ratings fitted on a battles file."""
 
@@ -634,6 +642,11 @@ class Arena(SnapshotModel):
     changes: tuple[ArenaChange, ...] = Field(
         default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
     )
+    category: ArenaCategory | None = Field(
+        default=None, description="For a category board: which battles it counts (null for the main board).")
+    categories: tuple[Arena, ...] = Field(
+        default=(),
+        description="Category boards, each a full Arena section on its category's battles, in site.yml order.")
 
 
 # --------------------------------------------------------------------------- evals

@@ -290,15 +290,44 @@ def arena_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
     return bool(snap and snap.arena and snap.arena.models)
 
 
+def arena_boards(arena: Arena) -> list[dict[str, Any]]:
+    """The boards of one Arena section, main board first: ``{"id", "title", "section", "page",
+    "data", "n_battles", "criterion"}`` (``page``: the page's folder, ``data``: the downloads'
+    folder, both relative to the site root)."""
+    boards = [{"id": "", "title": "All battles", "section": arena, "page": "arena/", "data": "data/arena/",
+               "n_battles": arena.n_battles, "criterion": None}]
+    for cat in arena.categories:
+        if cat.category is None or not cat.models:
+            continue
+        cid = cat.category.id
+        boards.append({"id": cid, "title": cat.category.title, "section": cat, "page": f"arena/{cid}/",
+                       "data": f"data/arena/{cid}/", "n_battles": cat.n_battles, "criterion": cat.category.criterion})
+    return boards
+
+
 def render_arena(w: SiteWriter) -> None:
-    """Write ``arena/index.html`` and the three downloads through the site writer."""
+    """Write ``arena/index.html`` and its downloads, and one page with downloads per category
+    board (``arena/<id>/``, ``data/arena/<id>/``), through the site writer."""
     snap = current(w)
     arena = snap.arena
     if arena is None:
         raise ValueError("the Arena page needs an arena section")
-    w.file(RATINGS_CSV, render_ratings_csv(arena))
-    w.file(RATINGS_JSON, render_ratings_json(arena))
-    w.file(WINRATE_JSON, render_winrate_json(arena))
+    boards = arena_boards(arena)
+    nav = [{k: b[k] for k in ("id", "title", "page", "n_battles")} for b in boards] if len(boards) > 1 else []
+    for b in boards:
+        _render_board(w, snap, b, nav)
+
+
+def _render_board(w: SiteWriter, snap: Any, board: Mapping[str, Any], nav: list[dict[str, Any]]) -> None:
+    arena: Arena = board["section"]
+    data = board["data"]
+
+    def at(path: str) -> str:  # a download's path in this board's folder
+        return data + path.removeprefix("data/arena/")
+
+    w.file(at(RATINGS_CSV), render_ratings_csv(arena))
+    w.file(at(RATINGS_JSON), render_ratings_json(arena))
+    w.file(at(WINRATE_JSON), render_winrate_json(arena))
     view = compute_arena_view(arena, snap.models)
     # The Style control view reads the styled sub-object as plain data (builder.render.arena_style).
     styled = {"style": None if arena.style is None else arena.style.model_dump(mode="json"),
@@ -308,15 +337,19 @@ def render_arena(w: SiteWriter) -> None:
         index = spelling_identities(snap.models)
         for r in style["rows"]:
             r["identity"] = identity_for(r["model"], index)
-        w.file(arena_style.STYLE_RATINGS_CSV, arena_style.render_style_ratings_csv(styled))
-        w.file(arena_style.STYLE_RATINGS_JSON, arena_style.render_style_ratings_json(styled))
-        w.file(arena_style.STYLE_JSON, arena_style.render_style_json(styled))
-    w.page("arena/index.html", "arena.html", title="Arena", section="arena",
-           description="Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles.",
+        w.file(at(arena_style.STYLE_RATINGS_CSV), arena_style.render_style_ratings_csv(styled))
+        w.file(at(arena_style.STYLE_RATINGS_JSON), arena_style.render_style_ratings_json(styled))
+        w.file(at(arena_style.STYLE_JSON), arena_style.render_style_json(styled))
+    title = "Arena" if not board["id"] else f"Arena: {board['title']}"
+    description = ("Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles."
+                   if not board["id"] else
+                   f"Arena category board {board['title']}: Bradley-Terry ratings on its {arena.n_battles} battles.")
+    w.page(board["page"] + "index.html", "arena.html", title=title, section="arena",
+           description=description, board=board, boards_nav=nav,
            arena=arena, view=view, style=style,
-           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON,
-           style_ratings_csv=arena_style.STYLE_RATINGS_CSV, style_ratings_json=arena_style.STYLE_RATINGS_JSON,
-           style_json=arena_style.STYLE_JSON)
+           ratings_csv=at(RATINGS_CSV), ratings_json=at(RATINGS_JSON), winrate_json=at(WINRATE_JSON),
+           style_ratings_csv=at(arena_style.STYLE_RATINGS_CSV), style_ratings_json=at(arena_style.STYLE_RATINGS_JSON),
+           style_json=at(arena_style.STYLE_JSON))
 
 
 __all__ = [
@@ -327,6 +360,7 @@ __all__ = [
     "identity_for",
     "nice_ticks",
     "arena_available",
+    "arena_boards",
     "render_arena",
     "render_ratings_csv",
     "render_ratings_json",
