@@ -339,6 +339,15 @@ class ArenaConfig(Strict):
     "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
+    voter_column: str | None = None
+    "Column naming the voter (default: the first of judge, session_id, sess_id, voter, user_id the dump has)."
+    voter_daily_cap: int | None = Field(default=None, ge=1)
+    "Keep each voter's first N votes of each UTC day (off when null, or when the dump names no voter)."
+    anomalous_voters_fpr: float | None = Field(default=None, gt=0, lt=0.5)
+    ("Drop anomalous voters: a voter whose votes' log-likelihood under the fitted model is below the "
+     "expectation by more than this one-sided normal quantile (the share of honest voters flagged); null: off.")
+    anomalous_voters_min_votes: int = Field(default=20, ge=5)
+    "Fewest decisive votes (not ties) a voter needs before the anomalous-voter test judges them."
     categories: list[ArenaCategoryConfig] = Field(default_factory=list)
     "Category boards published beside the main one, from the battles' own tags (none by default)."
 

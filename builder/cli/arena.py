@@ -88,11 +88,15 @@ def _pairs(option: str, values: Iterable[str]) -> dict[str, float]:
 
 
 def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None,
-             all_votes: bool = False):
+             all_votes: bool = False, voter_cap: int | None = None, anomalous_voters: float | None = None,
+             voter_column: str | None = None):
     from builder.pairwise.battles import BattleFilters
 
     return BattleFilters(
         official=not all_votes,
+        voter_daily_cap=voter_cap,
+        anomaly_fpr=anomalous_voters,
+        voter_column=voter_column,
         anony_only=anony_only,
         dedup_sampled=dedup,
         language=language,
@@ -108,6 +112,13 @@ def _filter_options(f):
     f = click.option("--min-date", type=_DATE, default=None, help="Keep votes from this UTC day.")(f)
     f = click.option("--language", default=None, help="Keep one conversation language (exact, e.g. English).")(f)
     f = click.option("--dedup", is_flag=True, help="Keep rows whose dedup_tag says sampled (the column must exist).")(f)
+    f = click.option("--voter-column", default=None,
+                     help="Column naming the voter (default: judge, session_id, sess_id, voter or user_id).")(f)
+    f = click.option("--anomalous-voters", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+                     metavar="FPR", help="Drop voters whose votes the fitted model finds anomalous, at this "
+                                         "false-positive rate for an honest voter.")(f)
+    f = click.option("--voter-cap", type=click.IntRange(1), default=None, metavar="N",
+                     help="Keep each voter's first N votes of each UTC day.")(f)
     f = click.option("--all-votes", is_flag=True,
                      help="Turn off the official filters (by default: anonymous votes only and duplicate-tagged "
                           "prompts dropped, where the file has the anony / dedup_tag column).")(f)
@@ -178,17 +189,20 @@ def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: in
     return reader_settings_for(memory_limit, temp_dir, threads)
 
 
-def _report_line(report, models, official: bool | None = None) -> str:
+def _report_line(report, models, official: bool | None = None, voters=None) -> str:
     """The read's summary line; ``official``: whether the official filters were asked for."""
     rep = report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
     line = (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
             f"bad rows: {bad}; removed: {removed}")
-    if official is None:
+    if official is None and voters is None:
         return line
     if not official:
         return line + " (official filters off: --all-votes)"
+    if voters is not None:
+        line += (f"; anomalous voters: {len(voters.flagged)} of {voters.tested} tested flagged "
+                 f"(fpr {voters.fpr:g}), {voters.rows_removed} votes removed")
     ran = [k for k in ("anony", "dedup") if k in rep.removed]
     if not ran:
         return line + " (official filters: the file has no anony or dedup_tag column)"
@@ -203,7 +217,7 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 
     counts_only = method == "bt" and sample is None
     with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
@@ -219,7 +233,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet")
     with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         battles = scan.battles()
         styles = style_columns(scan, features)
     rows = _sample_rows(len(battles), sample, seed)
@@ -357,7 +371,8 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
               help="Write rows to F.json or F.csv (default: print).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
-        threads, top_n, fmt, output, all_votes=False) -> None:
+        threads, top_n, fmt, output, all_votes=False, voter_cap=None, anomalous_voters=None,
+        voter_column=None) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
@@ -373,7 +388,8 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         raise UserError("--style-features needs --style-control")
     if style_control and method != "bt":
         raise UserError("--style-control fits Bradley-Terry: drop --method elo")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
     settings = _reader_settings(memory_limit, temp_dir, threads)
     if style_control:
         from builder.pairwise.style import parse_style_features
@@ -437,7 +453,7 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
 @_reader_options
 def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_rating, elo_k, workers, anony_only,
                 dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads,
-                all_votes=False) -> None:
+                all_votes=False, voter_cap=None, anomalous_voters=None, voter_column=None) -> None:
     """Print the leaderboard of a ratings file (a history file: its newest slice), or fit a
     battles file first. The table ends with the number of models, the rating range and the
     mean interval width."""
@@ -445,7 +461,8 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 
     board = read_leaderboard(input_path)
     if board is None:
-        filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
+        filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
         battles = _read_for_fit(input_path, filters, _reader_settings(memory_limit, temp_dir, threads), method, None,
                                 seed)
         rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
@@ -532,7 +549,8 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write F.json (slices) or F.csv (long rows).")
 def history(input_path, period, bootstrap, seed, init_rating, workers, sample, anony_only, dedup, language, min_date,
-            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output, all_votes=False) -> None:
+            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output, all_votes=False, voter_cap=None,
+            anomalous_voters=None, voter_column=None) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
     each model's initial, final, highest and lowest rating and its volatility."""
     import numpy as np
@@ -547,9 +565,10 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
     out = Path(output) if output else None
     if out is not None and out.suffix.lower() not in (".json", ".csv"):
         raise UserError(f"{out}: output must end in .json or .csv")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
     with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         # Without a sample the slices come from one grouped query over time buckets; the
         # battle sequence is still read for online Elo.
         periods = scan.period_counts(period) if sample is None else None

@@ -110,7 +110,9 @@ def battle_filters(cfg: ArenaConfig, category: ArenaCategoryConfig | None = None
     """The site's battle filters: the official ones unless ``all_votes``, plus ``anony_only``,
     and for a category board its rule."""
     return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes,
-                         category=None if category is None else category_rule(category))
+                         category=None if category is None else category_rule(category),
+                         voter_daily_cap=cfg.voter_daily_cap, anomaly_fpr=cfg.anomalous_voters_fpr,
+                         anomaly_min_votes=cfg.anomalous_voters_min_votes, voter_column=cfg.voter_column)
 
 
 def category_rule(cat: ArenaCategoryConfig) -> CategoryRule:
@@ -241,6 +243,8 @@ def compute_arena_section(
     # One scan of the file; everything below is read from it, then the connection closes.
     with scan_battles(battles_path, battle_filters(cfg, category), reader_settings(cfg.reader),
                       features=specs) as scan:
+        voter_test = scan.voter_test
+        voter_column = scan.filters.voter_column
         pair_counts = scan.pair_counts()
         battles = scan.battles()
         periods = None
@@ -308,6 +312,18 @@ def compute_arena_section(
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
+    if voter_column is not None:
+        section["voters"] = {
+            "column": voter_column,
+            "daily_cap": cfg.voter_daily_cap,
+            "capped_rows": battles.report.removed.get("voter_cap", 0),
+            "fpr": cfg.anomalous_voters_fpr,
+            "min_votes": cfg.anomalous_voters_min_votes,
+            "voters": None if voter_test is None else voter_test.voters,
+            "tested": None if voter_test is None else voter_test.tested,
+            "flagged": None if voter_test is None else len(voter_test.flagged),
+            "flagged_rows": None if voter_test is None else voter_test.rows_removed,
+        }
     if category is not None:
         section["category"] = {"id": category.id, "title": category.title,
                                "criterion": category_rule(category).describe()}

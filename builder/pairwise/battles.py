@@ -46,6 +46,8 @@ WINNER_CODES: Mapping[str, int] = {**{name: code for code, name in enumerate(OUT
 REQUIRED = ("model_a", "model_b", "winner")
 OPTIONAL = ("tstamp", "anony", "language", "turn", "dedup_tag")
 BAD_KINDS = ("missing_model", "same_model", "unknown_winner")
+VOTER_COLUMNS = ("judge", "session_id", "sess_id", "voter", "user_id")
+"Columns that name the voter in battle dumps (FastChat's ``judge``, a session id), first present wins."
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,13 +122,27 @@ class BattleFilters:
     min_turn: int | None = None  # keep conversations with at least this many turns
     official: bool = False  # anony_only and dedup_sampled wherever the file has the column
     category: CategoryRule | None = None  # keep one category's battles (runs after every other filter)
+    voter_daily_cap: int | None = None  # keep each voter's first N votes of each UTC day (file order)
+    anomaly_fpr: float | None = None  # drop anomalous voters at this false-positive rate (see BattleScan)
+    anomaly_min_votes: int = 20  # fewest decisive votes a voter needs to be tested
+    voter_column: str | None = None  # the column naming the voter (resolve: the first of VOTER_COLUMNS present)
 
     def resolve(self, present: frozenset[str] | set[str]) -> BattleFilters:
         """The explicit filters for a file with columns ``present`` (``official`` folded in)."""
-        if not self.official:
-            return self
-        return replace(self, official=False, anony_only=self.anony_only or "anony" in present,
+        out = self
+        if (self.voter_daily_cap is not None or self.anomaly_fpr is not None) and self.voter_column is None:
+            # the safeguards are off when the dump names no voter
+            out = replace(out, voter_column=next((c for c in VOTER_COLUMNS if c in present), None))
+        if not out.official:
+            return out
+        return replace(out, official=False, anony_only=self.anony_only or "anony" in present,
                        dedup_sampled=self.dedup_sampled or "dedup_tag" in present)
+
+    def voter_columns(self) -> tuple[str, ...]:
+        """Columns that may name the voter, when a voter safeguard is asked for."""
+        if self.voter_daily_cap is None and not self.anomaly_fpr is not None:
+            return ()
+        return (self.voter_column,) if self.voter_column else VOTER_COLUMNS
 
     def official_columns(self) -> tuple[str, ...]:
         """Columns the official filters read when the file has them."""
@@ -157,6 +173,8 @@ class BattleFilters:
             "min_turn": self.min_turn,
             "official": self.official,
             "category": None if self.category is None else self.category.describe(),
+            "voter_daily_cap": self.voter_daily_cap,
+            "voter_column": self.voter_column,
         }
 
 

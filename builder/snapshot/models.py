@@ -622,6 +622,20 @@ class ArenaCategory(SnapshotModel):
     criterion: str = Field(description="The rule in words, e.g. 'category_tag.math_v0.1.math is true'.")
 
 
+class ArenaVoters(SnapshotModel):
+    """The voter safeguards that ran (present only when the battles file names the voter)."""
+
+    column: str = Field(description="The column naming the voter.")
+    daily_cap: int | None = Field(default=None, description="Votes kept per voter and UTC day (null: no cap).")
+    capped_rows: int = Field(default=0, ge=0, description="Votes removed by the daily cap.")
+    fpr: float | None = Field(default=None, description="False-positive rate of the anomalous-voter test (null: off).")
+    min_votes: int | None = Field(default=None, description="Fewest decisive votes a voter needs to be tested.")
+    voters: int | None = Field(default=None, description="Distinct voters among the battles tested.")
+    tested: int | None = Field(default=None, description="Voters with enough votes to be tested.")
+    flagged: int | None = Field(default=None, description="Voters flagged as anomalous and removed.")
+    flagged_rows: int | None = Field(default=None, description="Their votes, removed.")
+
+
 class Arena(SnapshotModel):
     """The Arena page: Bradley-Terry ratings fitted on a battles file."""
 
@@ -642,6 +656,8 @@ class Arena(SnapshotModel):
     changes: tuple[ArenaChange, ...] = Field(
         default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
     )
+    voters: ArenaVoters | None = Field(
+        default=None, description="The voter safeguards (null when off or when the file names no voter).")
     category: ArenaCategory | None = Field(
         default=None, description="For a category board: which battles it counts (null for the main board).")
     categories: tuple[Arena, ...] = Field(
