@@ -260,6 +260,24 @@ class ArenaReaderConfig(Strict):
     "DuckDB worker threads for the scan (default: one per core)."
 
 
+class ArenaCovariateConfig(Strict):
+    """One covariate of the contextual (style-controlled) fit, a number per battle, standardised
+    like the style features; its coefficient is reported beside theirs."""
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+    "The covariate's name (``is_direct``, ``same_org``), as its coefficient is labelled."
+    column: str | None = None
+    "A battle column (keys joined by ``/`` for a nested value): a number, or a boolean as 1 / 0."
+    sql: str | None = None
+    "A DuckDB expression over the battle's top-level columns (JSON columns arrive as DuckDB JSON: cast them)."
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ArenaCovariateConfig:
+        if (self.column is None) == (self.sql is None):
+            raise ValueError(f"covariate {self.name!r}: give exactly one of column and sql")
+        return self
+
+
 class ArenaCategoryConfig(Strict):
     """One category board: the battles whose own tags meet every criterion given (ANDed),
     fitted as a full board (ratings, intervals, Rank (UB), style view) on its own page."""
@@ -348,6 +366,9 @@ class ArenaConfig(Strict):
      "expectation by more than this one-sided normal quantile (the share of honest voters flagged); null: off.")
     anomalous_voters_min_votes: int = Field(default=20, ge=5)
     "Fewest decisive votes (not ties) a voter needs before the anomalous-voter test judges them."
+    covariates: list[ArenaCovariateConfig] = Field(default_factory=list)
+    ("More covariates of the contextual fit beside the style features (the style preset, ``style_features``), "
+     "e.g. is_direct or a same-organisation flag; the styled view fits them all together.")
     categories: list[ArenaCategoryConfig] = Field(default_factory=list)
     "Category boards published beside the main one, from the battles' own tags (none by default)."
 

@@ -224,18 +224,41 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
     return _apply_sample(battles, sample, seed)
 
 
-def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], sample: int | None, seed: int):
-    """Battles and their style columns (``conv_metadata`` counts) from one scan of the file."""
-    from builder.pairwise.scan import format_of, scan_battles
-    from builder.pairwise.style import style_columns, style_feature_specs
+def _covariates(exprs: Iterable[str], columns: Iterable[str]) -> list[Any]:
+    """``--covariate NAME=SQL`` and ``--covariate-column NAME=KEY[/KEY]`` -> scan covariate specs
+    (the expressions first, then the columns, each in the order given)."""
+    from builder.pairwise.scan import covariate_spec
 
-    if format_of(Path(input_path))[0] == "csv":
+    out = []
+    for option, values, key in (("--covariate", exprs, "sql"), ("--covariate-column", columns, "column")):
+        for v in values:
+            name, sep, body = v.partition("=")
+            name, body = name.strip(), body.strip()
+            if not sep or not name or not body or not name.replace("_", "a").isalnum():
+                raise UserError(f"{option} {v!r}: expected NAME={'SQL' if key == 'sql' else 'COLUMN'}")
+            out.append(covariate_spec(name, **{key: body}))
+    names = [c.name for c in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UserError(f"covariate names repeated: {', '.join(dup)}")
+    return out
+
+
+def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], sample: int | None, seed: int,
+                     covariates: list[Any] | None = None):
+    """Battles and their contextual columns (``conv_metadata`` style counts, then covariates)
+    from one scan of the file."""
+    from builder.pairwise.scan import format_of, scan_battles
+    from builder.pairwise.style import contextual_columns, style_feature_specs
+
+    covariates = covariates or []
+    if format_of(Path(input_path))[0] == "csv" and features:
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
-                        "JSON, JSON Lines or Parquet")
-    with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
+                        "JSON, JSON Lines or Parquet (or --style-features none with --covariate)")
+    with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates]) as scan:
         click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         battles = scan.battles()
-        styles = style_columns(scan, features)
+        styles = contextual_columns(scan, features, [c.name for c in covariates])
     rows = _sample_rows(len(battles), sample, seed)
     return (battles, styles) if rows is None else (battles.take(rows), styles.take(rows))
 
@@ -330,10 +353,16 @@ def _style_options(f):
     f = click.option("--ci", "ci_kind", type=click.Choice(["sandwich", "bootstrap"]), default=None,
                      help="95% intervals: the sandwich estimator, or --bootstrap rounds "
                           "(default: bootstrap when --bootstrap is given, else sandwich with --style-control).")(f)
+    f = click.option("--covariate-column", "covariate_columns", multiple=True, metavar="NAME=KEY[/KEY]",
+                     help="A covariate read from a battle column (a number, or a boolean as 1/0); repeatable.")(f)
+    f = click.option("--covariate", "covariate_sql", multiple=True, metavar="NAME=SQL",
+                     help="A covariate of the style-controlled fit: a DuckDB expression over the battle's columns "
+                          "(e.g. is_direct=\"CAST(is_direct AS BOOLEAN)::INT\"); repeatable.")(f)
     f = click.option("--reweight", is_flag=True,
                      help="LMArena's inverse-frequency weights 1 / max(battles of the pair, 50).")(f)
     f = click.option("--style-features", default=None,
-                     help="Comma-separated style features (default: tokens,headers,bold,lists).")(f)
+                     help="Comma-separated style features (default: tokens,headers,bold,lists; none: only the "
+                          "--covariate ones).")(f)
     f = click.option("--style-control", is_flag=True,
                      help="Style-controlled Bradley-Terry: covariates for answer length and markdown from "
                           "conv_metadata.")(f)
@@ -372,7 +401,7 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
         threads, top_n, fmt, output, all_votes=False, voter_cap=None, anomalous_voters=None,
-        voter_column=None) -> None:
+        voter_column=None, covariate_sql=(), covariate_columns=()) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
@@ -386,6 +415,8 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         ci_kind = "bootstrap" if bootstrap else ("sandwich" if style_control else "bootstrap")
     if style_features is not None and not style_control:
         raise UserError("--style-features needs --style-control")
+    if (covariate_sql or covariate_columns) and not style_control:
+        raise UserError("--covariate and --covariate-column need --style-control (the contextual fit)")
     if style_control and method != "bt":
         raise UserError("--style-control fits Bradley-Terry: drop --method elo")
     filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
@@ -394,8 +425,11 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
     if style_control:
         from builder.pairwise.style import parse_style_features
 
-        features = parse_style_features(style_features)
-        battles, styles = _read_for_styled(input_path, filters, settings, features, sample, seed)
+        features = () if style_features == "none" else parse_style_features(style_features)
+        covariates = _covariates(covariate_sql, covariate_columns)
+        if not features and not covariates:
+            raise UserError("--style-features none needs at least one --covariate or --covariate-column")
+        battles, styles = _read_for_styled(input_path, filters, settings, features, sample, seed, covariates)
         _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n,
                     fmt, output)
         return

@@ -70,8 +70,8 @@ from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
 from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
-from builder.pairwise.scan import ReaderSettings, format_of, scan_battles
-from builder.pairwise.style import StyleColumns, parse_style_features, style_columns, style_feature_specs
+from builder.pairwise.scan import ReaderSettings, covariate_spec, format_of, scan_battles
+from builder.pairwise.style import StyleColumns, contextual_columns, parse_style_features, style_feature_specs
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -239,7 +239,10 @@ def compute_arena_section(
     """
     battles_path = Path(battles_path)
     features = parse_style_features(cfg.style_features)
-    specs = style_feature_specs(features) if cfg.style_control and format_of(battles_path)[0] != "csv" else []
+    if not cfg.style_control or format_of(battles_path)[0] == "csv":
+        features = ()  # CSV carries no conv_metadata
+    covariates = [covariate_spec(c.name, column=c.column, sql=c.sql) for c in cfg.covariates]
+    specs = [*style_feature_specs(features), *covariates]
     # One scan of the file; everything below is read from it, then the connection closes.
     with scan_battles(battles_path, battle_filters(cfg, category), reader_settings(cfg.reader),
                       features=specs) as scan:
@@ -250,7 +253,7 @@ def compute_arena_section(
         periods = None
         if battles.tstamp is not None and np.isfinite(battles.tstamp).any():
             periods = scan.period_counts(cfg.history)
-        styles = style_columns(scan, features) if specs else None
+        styles = contextual_columns(scan, features, [c.name for c in covariates]) if specs else None
     rows, info = fit_rating_table(
         pair_counts,
         method="bt",

@@ -140,6 +140,40 @@ class FeatureSpec:
 
     name: str
     path: tuple[str, ...]
+    sql: str | None = None  # a covariate: this DuckDB expression over the record's columns (see covariate_spec)
+    columns: tuple[str, ...] = ()  # the columns ``sql`` may read
+    covariate: bool = False  # a covariate column: any finite number, a boolean as 1 / 0 (not a count)
+
+
+_IDENT = re.compile(r'"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b')
+
+
+def covariate_spec(name: str, *, column: str | None = None, sql: str | None = None) -> FeatureSpec:
+    """A covariate of the contextual fit, one number per battle, as a scan feature column.
+
+    ``column``: keys from the record's top level joined by ``/`` (``is_direct``,
+    ``meta/same_org``); a number, or a boolean read as 1 / 0. ``sql``: a DuckDB expression
+    over the record's top-level columns, cast to DOUBLE (in JSON files a column arrives as
+    DuckDB JSON: cast it, e.g. ``CAST(is_direct AS BOOLEAN)::INT``). Quality: ``MISSING``
+    where the value is null (or the column absent), ``NON_NUMERIC`` where it is not a finite
+    number (text, a list, an object; an expression that cannot be cast), else ``OK``.
+    """
+    if (column is None) == (sql is None):
+        raise ValueError(f"covariate {name!r}: give one of column and sql")
+    if column is not None:
+        path = tuple(k for k in column.split("/"))
+        if not all(path):
+            raise UserError(f"covariate {name!r}: empty key in column {column!r}")
+        return FeatureSpec(name, path, covariate=True)
+    assert sql is not None
+    cols = tuple(dict.fromkeys((m[1] or m[0].replace('""', '"')) for m in _IDENT.finditer(sql)
+                               if not _in_string(sql, m.start())))
+    return FeatureSpec(name, (), sql=sql, columns=cols, covariate=True)
+
+
+def _in_string(sql: str, at: int) -> bool:
+    """Whether position ``at`` of ``sql`` is inside a single-quoted string literal."""
+    return sql[:at].count("'") % 2 == 1
 
 
 DEFAULT_SETTINGS = ReaderSettings()
@@ -240,7 +274,7 @@ def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool
     want += filters.voter_columns()
     if filters.voter_daily_cap is not None:
         want.append("tstamp")  # the cap counts per UTC day
-    want += [f.path[0] for f in features]
+    want += [c for f in features for c in (f.columns if f.sql is not None else f.path[:1])]
     return list(dict.fromkeys(want))
 
 
@@ -439,6 +473,11 @@ def _typed_count(x: str, kind: str) -> tuple[str, list[tuple[str, int]]]:
 def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
     """(value, quality) SQL for one feature (see ``FeatureSpec``); the value means something only
     where the quality is OK (``BattleScan.features`` masks the rest)."""
+    if spec.sql is not None:
+        v = f"TRY_CAST(({spec.sql}) AS DOUBLE)"
+        return v, _quality([(f"{v} IS NULL", FEATURE_MISSING), (f"NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    if spec.covariate:
+        return _covariate_sql(src, spec)
     if src.kind == "csv":
         raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
     nested = len(spec.path) > 1
@@ -466,6 +505,36 @@ def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
         value, checks = _typed_count(expr, kind)
         checks = [(no_object, FEATURE_NO_OBJECT), (f"{expr} IS NULL", FEATURE_MISSING), *checks]
     return value, _quality([(c, q) for c, q in checks if c != "false"])
+
+
+def _covariate_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
+    """(value, quality) SQL of a covariate column (``covariate_spec``): a number, a boolean as 1 / 0."""
+    head = _col(src, spec.path[0])
+    if head is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    kind = src.types.get(spec.path[0], "JSON" if src.kind in ("json", "jsonl") else "VARCHAR")
+    if src.kind == "csv":
+        if len(spec.path) > 1:
+            raise UserError(f"{src.path}: CSV carries no nested values; covariate {spec.name!r} needs JSON or Parquet")
+        text = f"nullif(trim({head}), '')"
+        v = f"coalesce(TRY_CAST({text} AS DOUBLE), CASE lower({text}) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 END)"
+        return v, _quality([(f"{text} IS NULL", FEATURE_MISSING),
+                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    if kind in ("JSON", "VARCHAR") or (len(spec.path) > 1 and not kind.startswith("STRUCT")):
+        j = head if kind == "JSON" and src.kind in ("json", "jsonl") else f"TRY_CAST({head} AS JSON)"
+        tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
+        x = f"json_extract({j}, '${tail}')" if tail else j
+        t = f"json_type({x})"
+        v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
+             f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
+        return v, _quality([(f"{x} IS NULL OR {t} = 'NULL'", FEATURE_MISSING),
+                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    x = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
+    if len(spec.path) > 1 and _nested_type(kind, spec.path[1:]) is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    v = f"TRY_CAST({x} AS DOUBLE)"
+    return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})",
+                                                            FEATURE_NON_NUMERIC)])
 
 
 def _json_key(key: str) -> str:
@@ -1281,6 +1350,7 @@ __all__ = [
     "VoterTest",
     "connect",
     "count_battles",
+    "covariate_spec",
     "format_of",
     "read_battles",
     "scan_battles",
