@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -369,6 +370,18 @@ class ArenaConfig(Strict):
     covariates: list[ArenaCovariateConfig] = Field(default_factory=list)
     ("More covariates of the contextual fit beside the style features (the style preset, ``style_features``), "
      "e.g. is_direct or a same-organisation flag; the styled view fits them all together.")
+    models: str | None = None
+    "Keep battles whose two model names both match this regular expression (one arena of a mixed dump)."
+
+    @field_validator("models")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {v!r} ({exc})") from None
+        return v
     categories: list[ArenaCategoryConfig] = Field(default_factory=list)
     "Category boards published beside the main one, from the battles' own tags (none by default)."
 
@@ -380,6 +393,18 @@ class ArenaConfig(Strict):
         if dup:
             raise ValueError(f"duplicate category id(s): {', '.join(dup)}")
         return v
+
+
+class NamedArenaConfig(ArenaConfig):
+    """One more arena (vision, text-to-image, image editing, ...): the same method on another
+    battles file, with its own page ``arenas/<id>/``, downloads, API document and race."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    "Slug of the arena (its page is arenas/<id>/)."
+    title: str = Field(min_length=1)
+    "The arena's name, e.g. Text-to-Image."
+    battles: str | None = None
+    "Recorded battles file (JSON, JSONL, CSV or Parquet), relative to site.yml's folder or absolute."
 
 
 class UncertaintyConfig(Strict):
@@ -533,6 +558,8 @@ class SiteConfig(Strict):
     "Committed dated snapshots (relative to site.yml)."
     arena: ArenaConfig = Field(default_factory=ArenaConfig)
     "The Arena page: Bradley-Terry from pairwise battles."
+    arenas: list[NamedArenaConfig] = Field(default_factory=list)
+    "More arenas, each the same method on its own battles file (the text arena stays ``arena``)."
     evals: list[EvalSuiteConfig] = Field(default_factory=list)
     "The operator's own eval suites."
     index: IndexConfig = Field(default_factory=IndexConfig)

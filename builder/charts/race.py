@@ -171,9 +171,13 @@ def compute_arena_frames(snapshot: Snapshot | None, section: Arena | None = None
             entries.append(entry)
         frames.append({"date": sl.date, "models": _frame_sort(entries), "n_battles": sl.n_battles})
     frames.sort(key=lambda f: f["date"])
-    if section is not None and section.category is not None:
-        return {"id": f"arena-{section.category.id}", "title": f"{ARENA_TITLE}: {section.category.title}",
-                "unit": ARENA_UNIT, "frames": frames, "colours": colours}
+    if section is not None and (section.category is not None or section.arena_id):
+        race_id = f"arenas-{section.arena_id}" if section.arena_id else "arena"
+        title = f"Arena: {section.title or section.arena_id}" if section.arena_id else "Arena"
+        if section.category is not None:
+            race_id, title = f"{race_id}-{section.category.id}", f"{title}: {section.category.title}"
+        return {"id": race_id, "title": f"{title} (Bradley-Terry)", "unit": ARENA_UNIT, "frames": frames,
+                "colours": colours}
     return {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT, "frames": frames, "colours": colours}
 
 
@@ -183,11 +187,17 @@ def arena_race_path(race_id: str) -> str:
 
 
 def compute_arena_board_races(snapshot: Snapshot | None) -> list[dict[str, Any]]:
-    """The race documents of the Arena's category boards (``kind`` arena), in site.yml order."""
-    if snapshot is None or snapshot.arena is None:
+    """The race documents of the Arena's category boards, then of each further arena and its
+    category boards (``kind`` arena), in site.yml order."""
+    if snapshot is None:
         return []
-    return [{"kind": "arena", **compute_arena_frames(snapshot, cat)} for cat in snapshot.arena.categories
-            if cat.category is not None]
+    sections: list[Arena] = []
+    if snapshot.arena is not None:
+        sections += [c for c in snapshot.arena.categories if c.category is not None]
+    for a in snapshot.arenas:
+        if a.arena_id:
+            sections += [a, *[c for c in a.categories if c.category is not None]]
+    return [{"kind": "arena", **compute_arena_frames(snapshot, s)} for s in sections]
 
 
 def board_ids(snapshots: Sequence[Snapshot]) -> list[str]:

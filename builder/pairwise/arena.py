@@ -112,7 +112,8 @@ def battle_filters(cfg: ArenaConfig, category: ArenaCategoryConfig | None = None
     return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes,
                          category=None if category is None else category_rule(category),
                          voter_daily_cap=cfg.voter_daily_cap, anomaly_fpr=cfg.anomalous_voters_fpr,
-                         anomaly_min_votes=cfg.anomalous_voters_min_votes, voter_column=cfg.voter_column)
+                         anomaly_min_votes=cfg.anomalous_voters_min_votes, voter_column=cfg.voter_column,
+                         models=cfg.models)
 
 
 def category_rule(cat: ArenaCategoryConfig) -> CategoryRule:
@@ -327,6 +328,9 @@ def compute_arena_section(
             "flagged": None if voter_test is None else len(voter_test.flagged),
             "flagged_rows": None if voter_test is None else voter_test.rows_removed,
         }
+    arena_id = getattr(cfg, "id", None)  # one more arena (site.yml ``arenas``)
+    if arena_id is not None:
+        section["arena_id"], section["title"] = arena_id, getattr(cfg, "title", None)
     if category is not None:
         section["category"] = {"id": category.id, "title": category.title,
                                "criterion": category_rule(category).describe()}

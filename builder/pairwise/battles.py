@@ -122,6 +122,7 @@ class BattleFilters:
     min_turn: int | None = None  # keep conversations with at least this many turns
     official: bool = False  # anony_only and dedup_sampled wherever the file has the column
     category: CategoryRule | None = None  # keep one category's battles (runs after every other filter)
+    models: str | None = None  # keep battles whose two model names both match this regular expression
     voter_daily_cap: int | None = None  # keep each voter's first N votes of each UTC day (file order)
     anomaly_fpr: float | None = None  # drop anomalous voters at this false-positive rate (see BattleScan)
     anomaly_min_votes: int = 20  # fewest decisive votes a voter needs to be tested
@@ -173,6 +174,7 @@ class BattleFilters:
             "min_turn": self.min_turn,
             "official": self.official,
             "category": None if self.category is None else self.category.describe(),
+            "models": self.models,
             "voter_daily_cap": self.voter_daily_cap,
             "voter_column": self.voter_column,
         }

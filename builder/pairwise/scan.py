@@ -88,6 +88,7 @@ FILTER_STATUS: dict[str, int] = {
     "category": 10,
     "voter_cap": 11,
     "anomalous_voter": 12,
+    "models": 13,
 }
 "Row fate code of each filter (after the bad kinds 1-3), in the order the filters run."
 
@@ -621,6 +622,10 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     if filters.min_turn is not None:
         fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
                      f"THEN {FILTER_STATUS['min_turn']}")
+    if filters.models is not None:
+        pat = _sql_str(filters.models)
+        fates.append(f"WHEN NOT coalesce(regexp_matches({_text(src, 'model_a')}, {pat}) "
+                     f"AND regexp_matches({_text(src, 'model_b')}, {pat}), false) THEN {FILTER_STATUS['models']}")
     if filters.category is not None:
         fates.append(f"WHEN NOT coalesce({_category_sql(src, filters.category)}, false) "
                      f"THEN {FILTER_STATUS['category']}")
@@ -1218,6 +1223,8 @@ def _enabled(filters: BattleFilters) -> list[str]:
         on.append("min_turn")
     if filters.category is not None:
         on.append("category")
+    if filters.models is not None:
+        on.append("models")
     if filters.voter_column is not None and filters.voter_daily_cap is not None:
         on.append("voter_cap")
     return on

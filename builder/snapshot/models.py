@@ -656,6 +656,8 @@ class Arena(SnapshotModel):
     changes: tuple[ArenaChange, ...] = Field(
         default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
     )
+    arena_id: str | None = Field(default=None, description="For one more arena: its slug (page arenas/<id>/).")
+    title: str | None = Field(default=None, description="For one more arena: its name.")
     voters: ArenaVoters | None = Field(
         default=None, description="The voter safeguards (null when off or when the file names no voter).")
     category: ArenaCategory | None = Field(
@@ -933,6 +935,8 @@ class Snapshot(SnapshotModel):
     )
     worked_example: WorkedExample | None = Field(description="The methodology's worked example; null: no ranked row.")
     arena: Arena | None = Field(description="The Arena section; null when disabled or without battles.")
+    arenas: tuple[Arena, ...] = Field(
+        default=(), description="More arenas (site.yml ``arenas``), each a full Arena section with its id and title.")
     evals: Evals | None = Field(description="The eval suites; null when none is configured.")
     index: CapabilityIndex | None = Field(description="The Capability Index; null when disabled.")
     backfill: Backfill | None = Field(description="Demo history only: how the snapshot was made.")

@@ -59,7 +59,7 @@
       }
       return state.docs.arena;
     }
-    if (id.indexOf("arena-") === 0) {   /* an Arena category board or another arena: its own file */
+    if (id.indexOf("arena-") === 0 || id.indexOf("arenas-") === 0) {   /* a category board or another arena: its own file */
       if (!state.docs[id]) {
         state.docs[id] = load(root.getAttribute("data-race-dir") + id + ".json");
       }
