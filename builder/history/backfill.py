@@ -302,7 +302,14 @@ def compute_arena_variant(
         path = Path(tmp) / battles_path.name
         if write_battles_jsonl(rows(), path) == 0:
             return None
-        return compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        section = compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+    # the official filters ran on the first read (the cut file holds the votes they kept): their
+    # counts, and the rows they removed, belong to the day's section
+    official = {k: n for k, n in battles.report.removed.items() if k in ("anony", "dedup")}
+    if not official:
+        return section
+    return section.model_copy(update={"filters": {**section.filters, **official},
+                                      "rows_read": section.rows_read + sum(official.values())})
 
 
 def compute_evals_variant(cfg: SiteConfig, base: Path, day: date, releases: Mapping[str, date]) -> Evals | None:
