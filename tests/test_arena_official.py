@@ -84,3 +84,19 @@ def test_pipeline_drops_non_anonymous_simulated_votes():
     res_all = CliRunner().invoke(arena, ["pipeline", "--n", "2000", "--bootstrap", "0", "--anony-share", "0.8",
                                          "--all-votes"])
     assert "filters: none (--all-votes)" in res_all.output
+
+
+def test_arena_history_and_leaderboard_use_the_official_filters_by_default(tmp_path):
+    path = tmp_path / "battles.jsonl"
+    non_anon, dup = _write_battles(path)
+    out = tmp_path / "history.json"
+    res = CliRunner().invoke(arena, ["history", "--input", str(path), "--period", "week", "--workers", "1",
+                                     "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    assert f"removed: anony {non_anon}, dedup {dup}" in res.output
+    slices = json.loads(out.read_text())
+    assert slices[-1]["n_battles"] == 600 - non_anon - dup
+    res_all = CliRunner().invoke(arena, ["history", "--input", str(path), "--all-votes", "--workers", "1"])
+    assert res_all.exit_code == 0 and "official filters off" in res_all.output
+    board = CliRunner().invoke(arena, ["leaderboard", "--input", str(path)])
+    assert board.exit_code == 0 and f"removed: anony {non_anon}, dedup {dup}" in board.output
