@@ -271,11 +271,14 @@ class ArenaCovariateConfig(Strict):
     "A battle column (keys joined by ``/`` for a nested value): a number, or a boolean as 1 / 0."
     sql: str | None = None
     "A DuckDB expression over the battle's top-level columns (JSON columns arrive as DuckDB JSON: cast them)."
+    catalog: Literal["same_org"] | None = None
+    ("From the model catalog: ``same_org`` is 1 when both models' organisations are known and equal, else 0 "
+     "(catalog covariates come after the column and sql ones).")
 
     @model_validator(mode="after")
     def _one_source(self) -> ArenaCovariateConfig:
-        if (self.column is None) == (self.sql is None):
-            raise ValueError(f"covariate {self.name!r}: give exactly one of column and sql")
+        if sum(v is not None for v in (self.column, self.sql, self.catalog)) != 1:
+            raise ValueError(f"covariate {self.name!r}: give exactly one of column, sql and catalog")
         return self
 
 

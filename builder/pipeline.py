@@ -156,13 +156,14 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
         from builder.pairwise.arena import compute_arena_section
 
         try:
-            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap,
+                                          organisation_of=catalog_organisations(cfg, inputs))
         except UserError as exc:
             if not live:
                 raise  # the operator's own battles file: one line, exit code 2
             # a stored upstream dump that no longer reads (the reader got stricter) never stops a build
             log.warning("arena: the stored battles dump is not usable, no Arena section today: %s", exc)
-    arenas = compute_more_arenas(cfg, base, live=live)
+    arenas = compute_more_arenas(cfg, base, live=live, organisation_of=catalog_organisations(cfg, inputs))
     evals = None
     if cfg.evals:
         from builder.evals.section import compute_evals_section
@@ -187,7 +188,26 @@ def arena_store(cfg: SiteConfig, base: Path, arena_id: str) -> Path:
     return store_path(cfg, base) / "arenas" / arena_id
 
 
-def compute_more_arenas(cfg: SiteConfig, base: Path, *, live: bool) -> list[Any]:
+def catalog_organisations(cfg: SiteConfig, inputs: Any) -> Any:
+    """Battle spelling -> the model's organisation in the catalog (curated facts first, then
+    LMArena's catalog, then Epoch's), folded to identities as every observation is; None
+    when no source names it. For the Arena's ``catalog: same_org`` covariates."""
+    from builder.identity import identity_of
+
+    kinds = {s.name: s.kind for s in cfg.sources}
+    order = {"metadata": 0, "lmarena_catalog": 1, "epoch": 2}
+    makers: dict[str, str] = {}
+    for m in sorted(inputs.models, key=lambda m: order.get(kinds.get(m.source, ""), 9)):
+        if m.maker and m.identity and m.identity not in makers:
+            makers[m.identity] = m.maker
+
+    def organisation_of(spelling: str) -> str | None:
+        return makers.get(identity_of(spelling, cfg.folding, cfg.aliases))
+
+    return organisation_of
+
+
+def compute_more_arenas(cfg: SiteConfig, base: Path, *, live: bool, organisation_of: Any = None) -> list[Any]:
     """The sections of site.yml's ``arenas`` (each fitted like the text arena). After a live
     fetch an arena with a ``live_url`` reads its last complete live dump, else its recorded
     file; an arena without battles, or whose stored live dump no longer reads, is left out
@@ -210,7 +230,8 @@ def compute_more_arenas(cfg: SiteConfig, base: Path, *, live: bool) -> list[Any]
             log.warning("arena %s: no battles file, no section today", a.id)
             continue
         try:
-            out.append(compute_arena_section(path, a, history_bootstrap=a.history_bootstrap))
+            out.append(compute_arena_section(path, a, history_bootstrap=a.history_bootstrap,
+                                             organisation_of=organisation_of))
         except UserError as exc:
             if not fetched:
                 raise

@@ -162,3 +162,24 @@ def test_cli_fit_with_covariates(battles_file, tmp_path):
     assert [c["feature"] for c in doc["style"]] == [*STYLE_FEATURES, "same_org", "is_direct"]
     bad = CliRunner().invoke(arena, ["fit", "--input", str(path), "--covariate", "x=1"])
     assert bad.exit_code == 2 and "need --style-control" in bad.output
+
+
+def test_same_organisation_from_the_catalog_equals_the_sql_covariate(battles_file):
+    """``catalog: same_org`` (organisations from the model catalog) gives the same covariate,
+    and so the same fit, as the dump's own organisation columns compared in SQL."""
+    path, rows, feats = battles_file
+    orgs = {r["model_a"]: r["org_a"] for r in rows} | {r["model_b"]: r["org_b"] for r in rows}
+    by_sql = compute_arena_section(path, ArenaConfig(bootstrap=0, covariates=COVARIATES[1:], history="month"))
+    by_catalog = compute_arena_section(
+        path, ArenaConfig(bootstrap=0, history="month",
+                          covariates=[ArenaCovariateConfig(name="same_org", catalog="same_org")]),
+        organisation_of=orgs.get)
+    assert by_sql.style is not None and by_catalog.style is not None
+    assert [(c.feature, c.beta, c.lower, c.upper) for c in by_catalog.style.coefficients] == \
+           [(c.feature, c.beta, c.lower, c.upper) for c in by_sql.style.coefficients]
+    assert [(m.model, m.rating) for m in by_catalog.style.models] == [(m.model, m.rating) for m in by_sql.style.models]
+    unknown = compute_arena_section(
+        path, ArenaConfig(bootstrap=0, history="month", style_control=False,
+                          covariates=[ArenaCovariateConfig(name="same_org", catalog="same_org")]),
+        organisation_of=lambda name: None)
+    assert unknown.style is not None and unknown.style.coefficients[0].beta == 0  # no known organisation: a 0 column

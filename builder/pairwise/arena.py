@@ -53,6 +53,7 @@ history bootstrap; lists as tuples).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -71,7 +72,14 @@ from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
 from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
 from builder.pairwise.scan import ReaderSettings, covariate_spec, format_of, scan_battles
-from builder.pairwise.style import StyleColumns, contextual_columns, parse_style_features, style_feature_specs
+from builder.pairwise.style import (
+    StyleColumns,
+    StyleReport,
+    contextual_columns,
+    count_status,
+    parse_style_features,
+    style_feature_specs,
+)
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -224,13 +232,15 @@ def compute_arena_section(
     history_bootstrap: int = 0,
     workers: int | None = None,
     category: ArenaCategoryConfig | None = None,
+    organisation_of: Callable[[str], str | None] | None = None,
 ) -> Arena:
     """The snapshot's ``"arena"`` section (see the module docstring) for one battles file.
 
     ``category``: the board of one category (its rule runs after the other filters; the
     section's ``category`` says which); without it, the main board, whose ``categories`` are
     the boards of ``cfg.categories`` (a category no battle of the file meets is left out, with
-    a warning: the dump does not carry its tags).
+    a warning: the dump does not carry its tags). ``organisation_of``: battle spelling ->
+    organisation (the model catalog), for the ``catalog: same_org`` covariates.
 
     Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
     ``cfg.seed``; models without a finite rating are listed under ``unrated``, not guessed.
@@ -242,7 +252,8 @@ def compute_arena_section(
     features = parse_style_features(cfg.style_features)
     if not cfg.style_control or format_of(battles_path)[0] == "csv":
         features = ()  # CSV carries no conv_metadata
-    covariates = [covariate_spec(c.name, column=c.column, sql=c.sql) for c in cfg.covariates]
+    covariates = [covariate_spec(c.name, column=c.column, sql=c.sql) for c in cfg.covariates if c.catalog is None]
+    from_catalog = [c.name for c in cfg.covariates if c.catalog is not None]
     specs = [*style_feature_specs(features), *covariates]
     # One scan of the file; everything below is read from it, then the connection closes.
     with scan_battles(battles_path, battle_filters(cfg, category), reader_settings(cfg.reader),
@@ -255,6 +266,8 @@ def compute_arena_section(
         if battles.tstamp is not None and np.isfinite(battles.tstamp).any():
             periods = scan.period_counts(cfg.history)
         styles = contextual_columns(scan, features, [c.name for c in covariates]) if specs else None
+    if from_catalog:
+        styles = with_same_org(styles, battles, from_catalog, organisation_of)
     rows, info = fit_rating_table(
         pair_counts,
         method="bt",
@@ -339,13 +352,31 @@ def compute_arena_section(
         for cat in cfg.categories:
             try:
                 boards.append(compute_arena_section(battles_path, cfg, history_bootstrap=history_bootstrap,
-                                                    workers=workers, category=cat))
+                                                    workers=workers, category=cat, organisation_of=organisation_of))
             except UserError as exc:
                 log.warning("arena category %s: no board (%s)", cat.id, exc)
         section["categories"] = boards
     from builder.snapshot.models import Arena
 
     return Arena.model_validate(section, strict=False)
+
+
+def with_same_org(styles: StyleColumns | None, battles: Battles, names: list[str],
+                  organisation_of: Callable[[str], str | None] | None) -> StyleColumns:
+    """``styles`` with one more column per name: 1.0 where both models of the battle have a
+    known organisation (``organisation_of``, the catalog) and it is the same, else 0.0."""
+    org = [organisation_of(m) if organisation_of is not None else None for m in battles.models]
+    codes = {o: k for k, o in enumerate(sorted({o for o in org if o}))}
+    code = np.array([codes[o] if o else -1 for o in org] + [-1], dtype=np.int64)
+    ca, cb = code[battles.model_a], code[battles.model_b]
+    same = ((ca >= 0) & (ca == cb)).astype(np.float64)
+    n = len(battles)
+    base = styles if styles is not None else StyleColumns((), np.zeros((n, 0)), np.zeros(n, dtype=np.int8),
+                                                          StyleReport((), count_status(np.zeros(n, np.int8)), None))
+    cols = np.column_stack([base.raw, *([same] * len(names))])
+    cols[base.status != 0] = 0.0
+    feats = (*base.features, *names)
+    return StyleColumns(feats, cols, base.status, StyleReport(feats, base.report.rows, base.report.first_malformed))
 
 
 def compute_style_view(battles: Battles, styles: StyleColumns, cfg: ArenaConfig,
