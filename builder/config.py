@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -295,6 +296,58 @@ class ArenaReaderConfig(Strict):
     "DuckDB worker threads for the scan (default: one per core)."
 
 
+class ArenaCovariateConfig(Strict):
+    """One covariate of the contextual (style-controlled) fit, a number per battle, standardised
+    like the style features; its coefficient is reported beside theirs."""
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+    "The covariate's name (``is_direct``, ``same_org``), as its coefficient is labelled."
+    column: str | None = None
+    "A battle column (keys joined by ``/`` for a nested value): a number, or a boolean as 1 / 0."
+    sql: str | None = None
+    "A DuckDB expression over the battle's top-level columns (JSON columns arrive as DuckDB JSON: cast them)."
+    catalog: Literal["same_org"] | None = None
+    ("From the model catalog: ``same_org`` is 1 when both models' organisations are known and equal, else 0 "
+     "(catalog covariates come after the column and sql ones).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ArenaCovariateConfig:
+        if sum(v is not None for v in (self.column, self.sql, self.catalog)) != 1:
+            raise ValueError(f"covariate {self.name!r}: give exactly one of column, sql and catalog")
+        return self
+
+
+class ArenaCategoryConfig(Strict):
+    """One category board: the battles whose own tags meet every criterion given (ANDed),
+    fitted as a full board (ratings, intervals, Rank (UB), style view) on its own page."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    "Slug of the board: its page is ``arena/<id>/``."
+    title: str = Field(min_length=1)
+    "The board's title, e.g. Math or Multi-Turn."
+    tag: str | None = None
+    "A ``category_tag`` criterion: keys joined by ``/`` (``math_v0.1/math``, ``if_v0.1/if``); the value must be true."
+    tag_min_true: int | None = Field(default=None, ge=1)
+    "With ``tag`` naming an object: at least this many of its members true (Hard Prompts: ``criteria_v0.1``, 6)."
+    language: str | None = None
+    "Conversation language, exact (e.g. English)."
+    is_code: bool | None = None
+    "The battle's ``is_code`` flag."
+    min_turn: int | None = Field(default=None, ge=1)
+    "At least this many conversation turns (Multi-Turn: 2)."
+    min_user_tokens: float | None = Field(default=None, ge=0)
+    "``conv_metadata.sum_user_tokens`` at least this (Longer Query: 500)."
+
+    @model_validator(mode="after")
+    def _one_criterion(self) -> ArenaCategoryConfig:
+        if all(v is None for v in (self.tag, self.language, self.is_code, self.min_turn, self.min_user_tokens)):
+            raise ValueError(f"category {self.id!r}: give at least one criterion (tag, language, is_code, "
+                             "min_turn, min_user_tokens)")
+        if self.tag_min_true is not None and self.tag is None:
+            raise ValueError(f"category {self.id!r}: tag_min_true needs tag")
+        return self
+
+
 class ArenaConfig(Strict):
     enabled: bool = True
     "Build the Arena page from pairwise battles."
@@ -315,7 +368,10 @@ class ArenaConfig(Strict):
     live_max_bad_share: float = Field(default=0.05, ge=0, le=1)
     "Plausibility: at most this share of a downloaded dump's rows may be bad (missing or same model, unknown winner)."
     anony_only: bool = False
-    "Keep anonymous votes only."
+    "Keep anonymous votes only, and refuse a battles file without an ``anony`` column."
+    all_votes: bool = False
+    ("Fit every vote: turn off the official filters (anonymous votes only and duplicate-tagged prompts "
+     "dropped, each applied by default when the battles file carries the column).")
     bootstrap: int = 200
     "Bootstrap rounds for the confidence intervals."
     seed: int = 42
@@ -340,6 +396,53 @@ class ArenaConfig(Strict):
     "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
+    voter_column: str | None = None
+    "Column naming the voter (default: the first of judge, session_id, sess_id, voter, user_id the dump has)."
+    voter_daily_cap: int | None = Field(default=None, ge=1)
+    "Keep each voter's first N votes of each UTC day (off when null, or when the dump names no voter)."
+    anomalous_voters_fpr: float | None = Field(default=None, gt=0, lt=0.5)
+    ("Drop anomalous voters: a voter whose votes' log-likelihood under the fitted model is below the "
+     "expectation by more than this one-sided normal quantile (the share of honest voters flagged); null: off.")
+    anomalous_voters_min_votes: int = Field(default=20, ge=5)
+    "Fewest decisive votes (not ties) a voter needs before the anomalous-voter test judges them."
+    covariates: list[ArenaCovariateConfig] = Field(default_factory=list)
+    ("More covariates of the contextual fit beside the style features (the style preset, ``style_features``), "
+     "e.g. is_direct or a same-organisation flag; the styled view fits them all together.")
+    models: str | None = None
+    "Keep battles whose two model names both match this regular expression (one arena of a mixed dump)."
+
+    @field_validator("models")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {v!r} ({exc})") from None
+        return v
+    categories: list[ArenaCategoryConfig] = Field(default_factory=list)
+    "Category boards published beside the main one, from the battles' own tags (none by default)."
+
+    @field_validator("categories")
+    @classmethod
+    def _unique_categories(cls, v: list[ArenaCategoryConfig]) -> list[ArenaCategoryConfig]:
+        ids = [c.id for c in v]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate category id(s): {', '.join(dup)}")
+        return v
+
+
+class NamedArenaConfig(ArenaConfig):
+    """One more arena (vision, text-to-image, image editing, ...): the same method on another
+    battles file, with its own page ``arenas/<id>/``, downloads, API document and race."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    "Slug of the arena (its page is arenas/<id>/)."
+    title: str = Field(min_length=1)
+    "The arena's name, e.g. Text-to-Image."
+    battles: str | None = None
+    "Recorded battles file (JSON, JSONL, CSV or Parquet), relative to site.yml's folder or absolute."
 
 
 class UncertaintyConfig(Strict):
@@ -534,6 +637,8 @@ class SiteConfig(Strict):
     "Committed dated snapshots (relative to site.yml)."
     arena: ArenaConfig = Field(default_factory=ArenaConfig)
     "The Arena page: Bradley-Terry from pairwise battles."
+    arenas: list[NamedArenaConfig] = Field(default_factory=list)
+    "More arenas, each the same method on its own battles file (the text arena stays ``arena``)."
     evals: list[EvalSuiteConfig] = Field(default_factory=list)
     "The operator's own eval suites."
     index: IndexConfig = Field(default_factory=IndexConfig)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from builder.config import SiteConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
@@ -168,18 +168,22 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
         from builder.pairwise.arena import compute_arena_section
 
         try:
-            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+            arena = compute_arena_section(battles, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap,
+                                          organisation_of=catalog_organisations(cfg, inputs))
         except UserError as exc:
             if not live:
                 raise  # the operator's own battles file: one line, exit code 2
             # a stored upstream dump that no longer reads (the reader got stricter) never stops a build
             log.warning("arena: the stored battles dump is not usable, no Arena section today: %s", exc)
+    arenas = compute_more_arenas(cfg, base, live=live, organisation_of=catalog_organisations(cfg, inputs))
     evals = None
     if cfg.evals:
         from builder.evals.section import compute_evals_section
 
         evals = compute_evals_section(cfg.evals, base)
     snapshot = compute_snapshot(inputs, cfg, now, previous, arena=arena, evals=evals)
+    if arenas:
+        snapshot = snapshot.model_copy(update={"arenas": tuple(arenas)})
     if live and cfg.arena.enabled and cfg.arena.live_url:
         extra = battles_source(cfg, base, contributing=arena is not None)
         snapshot = snapshot.model_copy(update={"sources": (*snapshot.sources, extra)})
@@ -187,6 +191,64 @@ def compute_full_snapshot(cfg: SiteConfig, base: Path, now: datetime, snapshots_
 
 
 BATTLES_SOURCE = "arena-battles"
+
+
+def arena_store(cfg: SiteConfig, base: Path, arena_id: str) -> Path:
+    """The store folder of one more arena's live battles dump (``<store>/arenas/<id>/battles/``)."""
+    from builder.fetch import store_path
+
+    return store_path(cfg, base) / "arenas" / arena_id
+
+
+def catalog_organisations(cfg: SiteConfig, inputs: Any) -> Any:
+    """Battle spelling -> the model's organisation in the catalog (curated facts first, then
+    LMArena's catalog, then Epoch's), folded to identities as every observation is; None
+    when no source names it. For the Arena's ``catalog: same_org`` covariates."""
+    from builder.identity import identity_of
+
+    kinds = {s.name: s.kind for s in cfg.sources}
+    order = {"metadata": 0, "lmarena_catalog": 1, "epoch": 2}
+    makers: dict[str, str] = {}
+    for m in sorted(inputs.models, key=lambda m: order.get(kinds.get(m.source, ""), 9)):
+        if m.maker and m.identity and m.identity not in makers:
+            makers[m.identity] = m.maker
+
+    def organisation_of(spelling: str) -> str | None:
+        return makers.get(identity_of(spelling, cfg.folding, cfg.aliases))
+
+    return organisation_of
+
+
+def compute_more_arenas(cfg: SiteConfig, base: Path, *, live: bool, organisation_of: Any = None) -> list[Any]:
+    """The sections of site.yml's ``arenas`` (each fitted like the text arena). After a live
+    fetch an arena with a ``live_url`` reads its last complete live dump, else its recorded
+    file; an arena without battles, or whose stored live dump no longer reads, is left out
+    with a warning (the operator's own recorded file failing is a user error)."""
+    from builder.pairwise.arena import compute_arena_section
+
+    out = []
+    for a in cfg.arenas:
+        if not a.enabled:
+            continue
+        path: Path | None = None
+        fetched = live and a.live_url is not None
+        if fetched:
+            from builder.fetch_battles import stored_battles
+
+            path = stored_battles(a, arena_store(cfg, base, a.id))
+        elif a.battles:
+            path = resolve_data_path(a.battles, base)
+        if path is None:
+            log.warning("arena %s: no battles file, no section today", a.id)
+            continue
+        try:
+            out.append(compute_arena_section(path, a, history_bootstrap=a.history_bootstrap,
+                                             organisation_of=organisation_of))
+        except UserError as exc:
+            if not fetched:
+                raise
+            log.warning("arena %s: the stored battles dump is not usable, no section today: %s", a.id, exc)
+    return out
 
 
 def battles_source(cfg: SiteConfig, base: Path, *, contributing: bool) -> Source:
@@ -232,6 +294,13 @@ def fetch_everything(
         from builder.fetch_battles import fetch_battles
 
         statuses.append(fetch_battles(cfg.arena, cfg.fetch, store_path(cfg, base), progress=progress, now=now))
+    if live:
+        from builder.fetch_battles import fetch_battles
+
+        for a in cfg.arenas:
+            if a.enabled and a.live_url:
+                st = fetch_battles(a, cfg.fetch, arena_store(cfg, base, a.id), progress=progress, now=now)
+                statuses.append(replace(st, source=f"{BATTLES_SOURCE}-{a.id}"))
     return statuses
 
 
@@ -340,10 +409,10 @@ def check_operator_files(cfg: SiteConfig, base: Path, *, live: bool) -> None:
             read_suite_files(suite, base)
     path = battles_path(cfg, base, live=False) if not live else None
     if path is not None:
-        from builder.pairwise.battles import BattleFilters
+        from builder.pairwise.arena import battle_filters
         from builder.pairwise.scan import read_battles
 
-        read_battles(path, BattleFilters(anony_only=cfg.arena.anony_only))
+        read_battles(path, battle_filters(cfg.arena))
 
 
 def load_old_snapshots(snapshots_dir: Path, exclude: Path | None = None,

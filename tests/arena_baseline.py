@@ -166,16 +166,20 @@ def arena_cases(files: dict[str, Path], tmp: Path) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, (fname, fields, hboot) in SECTIONS.items():
-        out[f"section|{name}"] = compute_arena_section(files[fname], ArenaConfig(**fields), history_bootstrap=hboot,
+        # the recorded reader had no official filters: every vote, as recorded
+        out[f"section|{name}"] = compute_arena_section(files[fname], ArenaConfig(all_votes=True, **fields),
+                                                       history_bootstrap=hboot,
                                                        workers=1)
     for name, args in FITS.items():
         dest = tmp / f"fit-{name}.json"
-        res = CliRunner().invoke(arena, ["fit", "--input", str(files[args[0]]), *args[1:], "--output", str(dest)])
+        res = CliRunner().invoke(arena, ["fit", "--input", str(files[args[0]]), *args[1:], "--all-votes", "--output",
+                                         str(dest)])
         assert res.exit_code == 0, res.output
         out[f"fit|{name}"] = json.loads(dest.read_text())
     for name, args in HISTORIES.items():
         dest = tmp / f"history-{name}.json"
-        res = CliRunner().invoke(arena, ["history", "--input", str(files[args[0]]), *args[1:], "--workers", "1",
+        res = CliRunner().invoke(arena, ["history", "--input", str(files[args[0]]), *args[1:], "--all-votes",
+                                         "--workers", "1",
                                          "--output", str(dest)])
         assert res.exit_code == 0, res.output
         out[f"history|{name}"] = json.loads(dest.read_text())

@@ -116,7 +116,7 @@ def arena_json(path, cfg):
 
 
 def test_arena_section_on_demo_battles():
-    cfg = ArenaConfig(bootstrap=40, seed=3, history="month")
+    cfg = ArenaConfig(bootstrap=40, seed=3, history="month", all_votes=True)
     section = arena_json(DEMO, cfg)
     json.dumps(section, allow_nan=False)  # plain JSON, no NaN or infinity
     assert section["source"] == "clean_battle_demo.jsonl"
@@ -136,8 +136,11 @@ def test_arena_section_on_demo_battles():
     assert hist[-1]["date"] == "2026-11-25" and len(hist) == 7
     assert len(hist[0]["models"]) < len(hist[-1]["models"]) == 46
     assert arena_json(DEMO, cfg) == section  # seeded
-    anon = arena_json(DEMO, ArenaConfig(bootstrap=0, anony_only=True, history="month"))
+    anon = arena_json(DEMO, ArenaConfig(bootstrap=0, anony_only=True, history="month", all_votes=True))
     assert anon["filters"]["anony"] > 0 and anon["n_battles"] == 30000 - anon["filters"]["anony"]
+    official = arena_json(DEMO, ArenaConfig(bootstrap=0, history="month"))  # the default: official filters
+    assert official["filters"] == anon["filters"] and official["n_battles"] == anon["n_battles"]
+    assert official["method"]["official_filters"] and official["method"]["anony_only"]
 
 
 def test_arena_section_on_real_battles_reports_components(shared_data):

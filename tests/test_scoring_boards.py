@@ -295,7 +295,7 @@ def board(snapshot: dict, board_id: str) -> dict:
 def test_snapshot_has_every_contract_field(snap):
     top = {"schema_version", "date", "created_at", "method_id", "demo", "as_of", "stale", "site", "sources",
            "families", "roles", "observations", "calibration", "models", "prices", "boards", "machines",
-           "stacks", "arena", "evals", "index", "previous_date", "worked_example", "backfill", "method",
+           "stacks", "arena", "arenas", "evals", "index", "previous_date", "worked_example", "backfill", "method",
            "uncertainty"}
     assert top == set(snap)
     row_fields = {"rank", "model", "identity", "r", "score", "partial", "partial_reasons", "families", "evaluators",

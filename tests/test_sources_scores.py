@@ -137,7 +137,7 @@ def test_arena_has_no_dates_inside_so_the_hint_or_upstream_commit_dates_it(arena
     assert committed.published == date(2025, 12, 11) != FETCHED.date()
 
 
-def test_arena_previous_publication_differs_and_style_control_file_is_ignored() -> None:
+def test_arena_previous_publication_differs_and_style_control_file_is_read_as_its_own_feeds() -> None:
     current = DATA / "arena/lmarena/leaderboard-text.json"
     previous = DATA / "arena/lmarena/previous-2025-11-06/leaderboard-text.json"
     old = lmarena.parse(file_payload("arena", previous), ARENA.model_copy(update={"date": date(2025, 11, 6)}))
@@ -145,7 +145,8 @@ def test_arena_previous_publication_differs_and_style_control_file_is_ignored() 
     assert len(old.observations) != len(new.observations)
     assert by(old, feed="arena/text", model="gemini-2.5-pro")[0].raw != by(new, feed="arena/text",
                                                                            model="gemini-2.5-pro")[0].raw
-    # A style-control file beside the plain one: its ratings differ, the plain file is read.
+    # A style-control file beside the plain one: the plain feeds keep the plain ratings, the
+    # style-control ratings are the "-style" feeds.
     style = json.loads(current.read_bytes())
     style["full"]["gemini-3-pro"]["rating"] = 1234.5
     both = payload(
@@ -153,7 +154,23 @@ def test_arena_previous_publication_differs_and_style_control_file_is_ignored() 
         {"leaderboard-text.json": current.read_bytes(),
          "leaderboard-text-style-control.json": json.dumps(style).encode()},
     )
-    assert by(lmarena.parse(both, ARENA), feed="arena/text", model="gemini-3-pro")[0].raw == 1486.6027120272704
+    parsed = lmarena.parse(both, ARENA)
+    assert by(parsed, feed="arena/text", model="gemini-3-pro")[0].raw == 1486.6027120272704
+    styled = by(parsed, feed="arena/text-style", model="gemini-3-pro")[0]
+    assert styled.raw == 1234.5 and styled.details["style_control"] is True
+    assert len(by(parsed, feed="arena/coding-style")) == len(by(parsed, feed="arena/coding"))
+    # a source whose URL is the style-control file alone yields only the "-style" feeds
+    alone = lmarena.parse(payload("arena", {"leaderboard-text-style-control.json": json.dumps(style).encode()}),
+                          ARENA)
+    assert {o.feed for o in alone.observations} == {"arena/text-style", "arena/coding-style"}
+    # any published category by configuration: feed suffix -> upstream category
+    picked = lmarena.parse(file_payload("arena", current),
+                           ARENA.model_copy(update={"options": {"categories": {"hard": "hard_6", "math": "math"}}}))
+    assert {o.feed for o in picked.observations} == {"arena/hard", "arena/math"}
+    raw = json.loads(current.read_bytes())
+    assert by(picked, feed="arena/math", model="gemini-3-pro")[0].raw == raw["math"]["gemini-3-pro"]["rating"]
+    with pytest.raises(PayloadError, match="options.categories"):
+        lmarena.parse(file_payload("arena", current), ARENA.model_copy(update={"options": {"categories": ["x"]}}))
     two_plain = payload("arena", {"a/leaderboard-text.json": current.read_bytes(),
                                   "b/leaderboard-text.json": previous.read_bytes()})
     with pytest.raises(PayloadError, match="2 leaderboard files"):
@@ -191,7 +208,7 @@ def test_arena_bad_rows_are_kept_with_reasons() -> None:
     [
         ({"leaderboard-text.json": b"{not json"}, "not valid JSON"),
         ({"leaderboard-text.json": b"[1, 2]"}, "expected an object"),
-        ({"leaderboard-text.json": b'{"math": {}}'}, "neither a 'full' nor a 'coding'"),
+        ({"leaderboard-text.json": b'{"math": {}}'}, "none of the categories 'full', 'coding'"),
         ({"leaderboard-text.json": b'{"full": [1]}'}, "not an object of models"),
         ({}, "no plain"),
     ],

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.charts.script_json import dump_script_json
-from builder.snapshot.models import ModelFacts, Snapshot
+from builder.snapshot.models import Arena, ModelFacts, Snapshot
 
 PALETTE = (
     "#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499",
@@ -144,15 +144,16 @@ def arena_keys(models: Mapping[str, ModelFacts], spellings: Iterable[str]) -> tu
     return key, colours
 
 
-def compute_arena_frames(snapshot: Snapshot | None) -> dict[str, Any]:
+def compute_arena_frames(snapshot: Snapshot | None, section: Arena | None = None) -> dict[str, Any]:
     """The Arena race: one frame per slice of the snapshot's Arena ``history`` (cumulative).
 
     ``value`` = Bradley-Terry rating (Arena scale), ``rank`` = the slice's rank, ``score`` =
     ``round(value)`` (half to even), ``lower``/``upper`` when the slice has intervals,
     ``n_battles`` per frame. Spellings key as ``arena_keys`` says. No Arena section or no
-    history: no frames.
+    history: no frames. ``section``: another Arena section of the snapshot to play (a category
+    board: id ``arena-<category>``, its title after the Arena's).
     """
-    arena = snapshot.arena if snapshot is not None else None
+    arena = section if section is not None else snapshot.arena if snapshot is not None else None
     slices = arena.history if arena is not None else ()
     spellings = {m.model for sl in slices for m in sl.models if m.rating is not None}
     key, colours = arena_keys(snapshot.models if snapshot is not None else {}, spellings)
@@ -170,7 +171,33 @@ def compute_arena_frames(snapshot: Snapshot | None) -> dict[str, Any]:
             entries.append(entry)
         frames.append({"date": sl.date, "models": _frame_sort(entries), "n_battles": sl.n_battles})
     frames.sort(key=lambda f: f["date"])
+    if section is not None and (section.category is not None or section.arena_id):
+        race_id = f"arenas-{section.arena_id}" if section.arena_id else "arena"
+        title = f"Arena: {section.title or section.arena_id}" if section.arena_id else "Arena"
+        if section.category is not None:
+            race_id, title = f"{race_id}-{section.category.id}", f"{title}: {section.category.title}"
+        return {"id": race_id, "title": f"{title} (Bradley-Terry)", "unit": ARENA_UNIT, "frames": frames,
+                "colours": colours}
     return {"id": "arena", "title": ARENA_TITLE, "unit": ARENA_UNIT, "frames": frames, "colours": colours}
+
+
+def arena_race_path(race_id: str) -> str:
+    """Where the race document of an Arena board is written (``data/race/<id>.json``)."""
+    return ARENA_JSON if race_id == "arena" else f"data/race/{race_id}.json"
+
+
+def compute_arena_board_races(snapshot: Snapshot | None) -> list[dict[str, Any]]:
+    """The race documents of the Arena's category boards, then of each further arena and its
+    category boards (``kind`` arena), in site.yml order."""
+    if snapshot is None:
+        return []
+    sections: list[Arena] = []
+    if snapshot.arena is not None:
+        sections += [c for c in snapshot.arena.categories if c.category is not None]
+    for a in snapshot.arenas:
+        if a.arena_id:
+            sections += [a, *[c for c in a.categories if c.category is not None]]
+    return [{"kind": "arena", **compute_arena_frames(snapshot, s)} for s in sections]
 
 
 def board_ids(snapshots: Sequence[Snapshot]) -> list[str]:
@@ -235,6 +262,8 @@ __all__ = [
     "PALETTE",
     "board_ids",
     "colour_of",
+    "arena_race_path",
+    "compute_arena_board_races",
     "compute_arena_frames",
     "compute_board_frames",
     "compute_race_data",

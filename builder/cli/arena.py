@@ -87,10 +87,16 @@ def _pairs(option: str, values: Iterable[str]) -> dict[str, float]:
     return out
 
 
-def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None):
+def _filters(anony_only: bool, dedup: bool, language: str | None, min_date, max_date, min_turn: int | None,
+             all_votes: bool = False, voter_cap: int | None = None, anomalous_voters: float | None = None,
+             voter_column: str | None = None):
     from builder.pairwise.battles import BattleFilters
 
     return BattleFilters(
+        official=not all_votes,
+        voter_daily_cap=voter_cap,
+        anomaly_fpr=anomalous_voters,
+        voter_column=voter_column,
         anony_only=anony_only,
         dedup_sampled=dedup,
         language=language,
@@ -105,7 +111,17 @@ def _filter_options(f):
     f = click.option("--max-date", type=_DATE, default=None, help="Keep votes up to this UTC day (inclusive).")(f)
     f = click.option("--min-date", type=_DATE, default=None, help="Keep votes from this UTC day.")(f)
     f = click.option("--language", default=None, help="Keep one conversation language (exact, e.g. English).")(f)
-    f = click.option("--dedup", is_flag=True, help="Keep rows whose dedup_tag says sampled.")(f)
+    f = click.option("--dedup", is_flag=True, help="Keep rows whose dedup_tag says sampled (the column must exist).")(f)
+    f = click.option("--voter-column", default=None,
+                     help="Column naming the voter (default: judge, session_id, sess_id, voter or user_id).")(f)
+    f = click.option("--anomalous-voters", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+                     metavar="FPR", help="Drop voters whose votes the fitted model finds anomalous, at this "
+                                         "false-positive rate for an honest voter.")(f)
+    f = click.option("--voter-cap", type=click.IntRange(1), default=None, metavar="N",
+                     help="Keep each voter's first N votes of each UTC day.")(f)
+    f = click.option("--all-votes", is_flag=True,
+                     help="Turn off the official filters (by default: anonymous votes only and duplicate-tagged "
+                          "prompts dropped, where the file has the anony / dedup_tag column).")(f)
     f = click.option("--anony-only", is_flag=True, help="Keep anonymous (blind) votes only.")(f)
     return f
 
@@ -173,12 +189,24 @@ def _reader_settings(memory_limit: str | None, temp_dir: str | None, threads: in
     return reader_settings_for(memory_limit, temp_dir, threads)
 
 
-def _report_line(report, models) -> str:
+def _report_line(report, models, official: bool | None = None, voters=None) -> str:
+    """The read's summary line; ``official``: whether the official filters were asked for."""
     rep = report
     bad = ", ".join(f"{k} {v}" for k, v in rep.bad_rows.items() if v) or "none"
     removed = ", ".join(f"{k} {v}" for k, v in rep.removed.items()) or "no filters"
-    return (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
+    line = (f"{rep.source}: {rep.rows_read} rows, {rep.rows_kept} battles, {len(models)} models; "
             f"bad rows: {bad}; removed: {removed}")
+    if official is None and voters is None:
+        return line
+    if not official:
+        return line + " (official filters off: --all-votes)"
+    if voters is not None:
+        line += (f"; anomalous voters: {len(voters.flagged)} of {voters.tested} tested flagged "
+                 f"(fpr {voters.fpr:g}), {voters.rows_removed} votes removed")
+    ran = [k for k in ("anony", "dedup") if k in rep.removed]
+    if not ran:
+        return line + " (official filters: the file has no anony or dedup_tag column)"
+    return line + f" (official filters: {' and '.join(ran)})"
 
 
 def _read_for_fit(input_path, filters, settings, method: str, sample: int | None, seed: int):
@@ -189,25 +217,48 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 
     counts_only = method == "bt" and sample is None
     with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
     return _apply_sample(battles, sample, seed)
 
 
-def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], sample: int | None, seed: int):
-    """Battles and their style columns (``conv_metadata`` counts) from one scan of the file."""
-    from builder.pairwise.scan import format_of, scan_battles
-    from builder.pairwise.style import style_columns, style_feature_specs
+def _covariates(exprs: Iterable[str], columns: Iterable[str]) -> list[Any]:
+    """``--covariate NAME=SQL`` and ``--covariate-column NAME=KEY[/KEY]`` -> scan covariate specs
+    (the expressions first, then the columns, each in the order given)."""
+    from builder.pairwise.scan import covariate_spec
 
-    if format_of(Path(input_path))[0] == "csv":
+    out = []
+    for option, values, key in (("--covariate", exprs, "sql"), ("--covariate-column", columns, "column")):
+        for v in values:
+            name, sep, body = v.partition("=")
+            name, body = name.strip(), body.strip()
+            if not sep or not name or not body or not name.replace("_", "a").isalnum():
+                raise UserError(f"{option} {v!r}: expected NAME={'SQL' if key == 'sql' else 'COLUMN'}")
+            out.append(covariate_spec(name, **{key: body}))
+    names = [c.name for c in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UserError(f"covariate names repeated: {', '.join(dup)}")
+    return out
+
+
+def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], sample: int | None, seed: int,
+                     covariates: list[Any] | None = None):
+    """Battles and their contextual columns (``conv_metadata`` style counts, then covariates)
+    from one scan of the file."""
+    from builder.pairwise.scan import format_of, scan_battles
+    from builder.pairwise.style import contextual_columns, style_feature_specs
+
+    covariates = covariates or []
+    if format_of(Path(input_path))[0] == "csv" and features:
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
-                        "JSON, JSON Lines or Parquet")
-    with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+                        "JSON, JSON Lines or Parquet (or --style-features none with --covariate)")
+    with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates]) as scan:
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         battles = scan.battles()
-        styles = style_columns(scan, features)
+        styles = contextual_columns(scan, features, [c.name for c in covariates])
     rows = _sample_rows(len(battles), sample, seed)
     return (battles, styles) if rows is None else (battles.take(rows), styles.take(rows))
 
@@ -302,10 +353,16 @@ def _style_options(f):
     f = click.option("--ci", "ci_kind", type=click.Choice(["sandwich", "bootstrap"]), default=None,
                      help="95% intervals: the sandwich estimator, or --bootstrap rounds "
                           "(default: bootstrap when --bootstrap is given, else sandwich with --style-control).")(f)
+    f = click.option("--covariate-column", "covariate_columns", multiple=True, metavar="NAME=KEY[/KEY]",
+                     help="A covariate read from a battle column (a number, or a boolean as 1/0); repeatable.")(f)
+    f = click.option("--covariate", "covariate_sql", multiple=True, metavar="NAME=SQL",
+                     help="A covariate of the style-controlled fit: a DuckDB expression over the battle's columns "
+                          "(e.g. is_direct=\"CAST(is_direct AS BOOLEAN)::INT\"); repeatable.")(f)
     f = click.option("--reweight", is_flag=True,
                      help="LMArena's inverse-frequency weights 1 / max(battles of the pair, 50).")(f)
     f = click.option("--style-features", default=None,
-                     help="Comma-separated style features (default: tokens,headers,bold,lists).")(f)
+                     help="Comma-separated style features (default: tokens,headers,bold,lists; none: only the "
+                          "--covariate ones).")(f)
     f = click.option("--style-control", is_flag=True,
                      help="Style-controlled Bradley-Terry: covariates for answer length and markdown from "
                           "conv_metadata.")(f)
@@ -343,7 +400,8 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
               help="Write rows to F.json or F.csv (default: print).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
-        threads, top_n, fmt, output) -> None:
+        threads, top_n, fmt, output, all_votes=False, voter_cap=None, anomalous_voters=None,
+        voter_column=None, covariate_sql=(), covariate_columns=()) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
@@ -357,15 +415,21 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         ci_kind = "bootstrap" if bootstrap else ("sandwich" if style_control else "bootstrap")
     if style_features is not None and not style_control:
         raise UserError("--style-features needs --style-control")
+    if (covariate_sql or covariate_columns) and not style_control:
+        raise UserError("--covariate and --covariate-column need --style-control (the contextual fit)")
     if style_control and method != "bt":
         raise UserError("--style-control fits Bradley-Terry: drop --method elo")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
     settings = _reader_settings(memory_limit, temp_dir, threads)
     if style_control:
         from builder.pairwise.style import parse_style_features
 
-        features = parse_style_features(style_features)
-        battles, styles = _read_for_styled(input_path, filters, settings, features, sample, seed)
+        features = () if style_features == "none" else parse_style_features(style_features)
+        covariates = _covariates(covariate_sql, covariate_columns)
+        if not features and not covariates:
+            raise UserError("--style-features none needs at least one --covariate or --covariate-column")
+        battles, styles = _read_for_styled(input_path, filters, settings, features, sample, seed, covariates)
         _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n,
                     fmt, output)
         return
@@ -422,7 +486,8 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
 @_filter_options
 @_reader_options
 def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_rating, elo_k, workers, anony_only,
-                dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads) -> None:
+                dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir, threads,
+                all_votes=False, voter_cap=None, anomalous_voters=None, voter_column=None) -> None:
     """Print the leaderboard of a ratings file (a history file: its newest slice), or fit a
     battles file first. The table ends with the number of models, the rating range and the
     mean interval width."""
@@ -430,8 +495,10 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 
     board = read_leaderboard(input_path)
     if board is None:
-        battles = _read_for_fit(input_path, _filters(anony_only, dedup, language, min_date, max_date, min_turn),
-                                _reader_settings(memory_limit, temp_dir, threads), method, None, seed)
+        filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
+        battles = _read_for_fit(input_path, filters, _reader_settings(memory_limit, temp_dir, threads), method, None,
+                                seed)
         rows = _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, workers)
         board = _board_from_rows(rows, str(input_path))
     else:
@@ -452,7 +519,11 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 @click.option("--anchor", default=None, help="MODEL=RATING: shift the Bradley-Terry ratings so this model has it.")
 @_board_options()
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the battles (.jsonl).")
-def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output) -> None:
+@click.option("--anony-share", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="Share of the simulated votes cast anonymously.")
+@click.option("--all-votes", is_flag=True, help="Fit every vote: turn off the official filter (anonymous votes only).")
+def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output,
+             anony_share=1.0, all_votes=False) -> None:
     """Offline demo: simulate battles, fit Bradley-Terry (with bootstrap intervals) and online
     Elo, print the leaderboard beside the true skills. No files, keys or network."""
     from builder.pairwise.demo import (
@@ -468,11 +539,17 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
         raise UserError(f"{output}: output must end in .jsonl")
     skills = skills_for(parse_models_option(models_opt), centre=init_rating, seed=seed)
     result = run_arena_pipeline(skills, n_battles=n_battles, seed=seed, tie_prob=tie_prob, bootstrap=bootstrap,
-                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor))
+                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor), anony_share=anony_share,
+                                official=not all_votes)
     prose = fmt == "csv"  # keep stdout pure CSV: the prose goes to stderr
     say = (lambda text: click.echo(text, err=True)) if prose else click.echo
     say(f"Arena pipeline (offline): {n_battles} simulated battles among {len(skills)} models, "
         f"ties {tie_prob:.0%}, seed {seed}")
+    if all_votes:
+        say("filters: none (--all-votes)")
+    else:
+        say(f"filters: official (anonymous votes only): {result.removed.get('anony', 0)} non-anonymous battles "
+            f"removed, {n_battles - result.removed.get('anony', 0)} fitted")
     say("true skills (Arena scale) the battles were drawn from:")
     for line in describe_skills(skills):
         say(line)
@@ -506,7 +583,8 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Write F.json (slices) or F.csv (long rows).")
 def history(input_path, period, bootstrap, seed, init_rating, workers, sample, anony_only, dedup, language, min_date,
-            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output) -> None:
+            max_date, min_turn, memory_limit, temp_dir, threads, top_n, output, all_votes=False, voter_cap=None,
+            anomalous_voters=None, voter_column=None) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
     each model's initial, final, highest and lowest rating and its volatility."""
     import numpy as np
@@ -521,9 +599,10 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
     out = Path(output) if output else None
     if out is not None and out.suffix.lower() not in (".json", ".csv"):
         raise UserError(f"{out}: output must end in .json or .csv")
-    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
+    filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
+                       anomalous_voters, voter_column)
     with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
         # Without a sample the slices come from one grouped query over time buckets; the
         # battle sequence is still read for online Elo.
         periods = scan.period_counts(period) if sample is None else None

@@ -282,11 +282,11 @@ def compute_arena_variant(
     original file's name and fitted by the real ``compute_arena_section``.
     """
     from builder.identity import alias_table, identity_of
-    from builder.pairwise.arena import compute_arena_section, reader_settings
-    from builder.pairwise.battles import OUTCOMES, BattleFilters, write_battles_jsonl
+    from builder.pairwise.arena import battle_filters, compute_arena_section, reader_settings
+    from builder.pairwise.battles import OUTCOMES, write_battles_jsonl
     from builder.pairwise.scan import read_battles
 
-    battles = read_battles(battles_path, BattleFilters(anony_only=cfg.arena.anony_only, max_date=day),
+    battles = read_battles(battles_path, replace(battle_filters(cfg.arena), max_date=day),
                            reader_settings(cfg.arena.reader))
     ok_model = [_released(identity_of(m, cfg.folding, alias_table(cfg)), releases, day) for m in battles.models]
 
@@ -305,7 +305,14 @@ def compute_arena_variant(
         path = Path(tmp) / battles_path.name
         if write_battles_jsonl(rows(), path) == 0:
             return None
-        return compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+        section = compute_arena_section(path, cfg.arena, history_bootstrap=cfg.arena.history_bootstrap)
+    # the official filters ran on the first read (the cut file holds the votes they kept): their
+    # counts, and the rows they removed, belong to the day's section
+    official = {k: n for k, n in battles.report.removed.items() if k in ("anony", "dedup")}
+    if not official:
+        return section
+    return section.model_copy(update={"filters": {**section.filters, **official},
+                                      "rows_read": section.rows_read + sum(official.values())})
 
 
 def compute_evals_variant(cfg: SiteConfig, base: Path, day: date, releases: Mapping[str, date]) -> Evals | None:

@@ -52,13 +52,15 @@ history bootstrap; lists as tuples).
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from builder.errors import UserError
-from builder.pairwise.battles import BattleFilters, Battles
+from builder.pairwise.battles import BattleFilters, Battles, CategoryRule
 from builder.pairwise.bootstrap import (
     bootstrap_bt,
     point_ranks,
@@ -69,8 +71,15 @@ from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
 from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
-from builder.pairwise.scan import ReaderSettings, format_of, scan_battles
-from builder.pairwise.style import StyleColumns, parse_style_features, style_columns, style_feature_specs
+from builder.pairwise.scan import ReaderSettings, covariate_spec, format_of, scan_battles
+from builder.pairwise.style import (
+    StyleColumns,
+    StyleReport,
+    contextual_columns,
+    count_status,
+    parse_style_features,
+    style_feature_specs,
+)
 from builder.pairwise.winrate import (
     compute_empirical_winrates,
     compute_predicted_winrates,
@@ -79,8 +88,10 @@ from builder.pairwise.winrate import (
 from builder.util.formats import ARENA_TABLE_COLUMNS
 
 if TYPE_CHECKING:  # the site configuration and the typed snapshot (pydantic) load with the section only
-    from builder.config import ArenaConfig, ArenaReaderConfig
+    from builder.config import ArenaCategoryConfig, ArenaConfig, ArenaReaderConfig
     from builder.snapshot.models import Arena
+
+log = logging.getLogger(__name__)
 
 ELO_K = 4.0
 "Online Elo step on the Arena page (``builder.pairwise.elo.K``; the compiled loop loads only when used)."
@@ -101,6 +112,23 @@ def reader_settings(cfg: ArenaReaderConfig) -> ReaderSettings:
         temp_directory=Path(cfg.temp_directory) if cfg.temp_directory else None,
         threads=cfg.threads,
     )
+
+
+def battle_filters(cfg: ArenaConfig, category: ArenaCategoryConfig | None = None) -> BattleFilters:
+    """The site's battle filters: the official ones unless ``all_votes``, plus ``anony_only``,
+    and for a category board its rule."""
+    return BattleFilters(anony_only=cfg.anony_only, official=not cfg.all_votes,
+                         category=None if category is None else category_rule(category),
+                         voter_daily_cap=cfg.voter_daily_cap, anomaly_fpr=cfg.anomalous_voters_fpr,
+                         anomaly_min_votes=cfg.anomalous_voters_min_votes, voter_column=cfg.voter_column,
+                         models=cfg.models)
+
+
+def category_rule(cat: ArenaCategoryConfig) -> CategoryRule:
+    """The reader's rule for one configured category board."""
+    return CategoryRule(tag=tuple(cat.tag.split("/")) if cat.tag else None, tag_min_true=cat.tag_min_true,
+                        language=cat.language, is_code=cat.is_code, min_turn=cat.min_turn,
+                        min_user_tokens=cat.min_user_tokens)
 
 
 def fit_rating_table(
@@ -203,8 +231,16 @@ def compute_arena_section(
     *,
     history_bootstrap: int = 0,
     workers: int | None = None,
+    category: ArenaCategoryConfig | None = None,
+    organisation_of: Callable[[str], str | None] | None = None,
 ) -> Arena:
     """The snapshot's ``"arena"`` section (see the module docstring) for one battles file.
+
+    ``category``: the board of one category (its rule runs after the other filters; the
+    section's ``category`` says which); without it, the main board, whose ``categories`` are
+    the boards of ``cfg.categories`` (a category no battle of the file meets is left out, with
+    a warning: the dump does not carry its tags). ``organisation_of``: battle spelling ->
+    organisation (the model catalog), for the ``catalog: same_org`` covariates.
 
     Ratings: Bradley-Terry MLE with ``cfg.bootstrap`` multinomial bootstrap rounds seeded by
     ``cfg.seed``; models without a finite rating are listed under ``unrated``, not guessed.
@@ -214,16 +250,24 @@ def compute_arena_section(
     """
     battles_path = Path(battles_path)
     features = parse_style_features(cfg.style_features)
-    specs = style_feature_specs(features) if cfg.style_control and format_of(battles_path)[0] != "csv" else []
+    if not cfg.style_control or format_of(battles_path)[0] == "csv":
+        features = ()  # CSV carries no conv_metadata
+    covariates = [covariate_spec(c.name, column=c.column, sql=c.sql) for c in cfg.covariates if c.catalog is None]
+    from_catalog = [c.name for c in cfg.covariates if c.catalog is not None]
+    specs = [*style_feature_specs(features), *covariates]
     # One scan of the file; everything below is read from it, then the connection closes.
-    with scan_battles(battles_path, BattleFilters(anony_only=cfg.anony_only), reader_settings(cfg.reader),
+    with scan_battles(battles_path, battle_filters(cfg, category), reader_settings(cfg.reader),
                       features=specs) as scan:
+        voter_test = scan.voter_test
+        voter_column = scan.filters.voter_column
         pair_counts = scan.pair_counts()
         battles = scan.battles()
         periods = None
         if battles.tstamp is not None and np.isfinite(battles.tstamp).any():
             periods = scan.period_counts(cfg.history)
-        styles = style_columns(scan, features) if specs else None
+        styles = contextual_columns(scan, features, [c.name for c in covariates]) if specs else None
+    if from_catalog:
+        styles = with_same_org(styles, battles, from_catalog, organisation_of)
     rows, info = fit_rating_table(
         pair_counts,
         method="bt",
@@ -271,7 +315,8 @@ def compute_arena_section(
             "history_period": cfg.history,
             "history_bootstrap": history_bootstrap,
             "min_pair_battles": cfg.min_pair_battles,
-            "anony_only": cfg.anony_only,
+            "anony_only": cfg.anony_only or "anony" in battles.report.removed,
+            "official_filters": not cfg.all_votes,
             "reweight": cfg.reweight,
         },
         "models": rows,
@@ -284,9 +329,54 @@ def compute_arena_section(
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
+    if voter_column is not None:
+        section["voters"] = {
+            "column": voter_column,
+            "daily_cap": cfg.voter_daily_cap,
+            "capped_rows": battles.report.removed.get("voter_cap", 0),
+            "fpr": cfg.anomalous_voters_fpr,
+            "min_votes": cfg.anomalous_voters_min_votes,
+            "voters": None if voter_test is None else voter_test.voters,
+            "tested": None if voter_test is None else voter_test.tested,
+            "flagged": None if voter_test is None else len(voter_test.flagged),
+            "flagged_rows": None if voter_test is None else voter_test.rows_removed,
+        }
+    arena_id = getattr(cfg, "id", None)  # one more arena (site.yml ``arenas``)
+    if arena_id is not None:
+        section["arena_id"], section["title"] = arena_id, getattr(cfg, "title", None)
+    if category is not None:
+        section["category"] = {"id": category.id, "title": category.title,
+                               "criterion": category_rule(category).describe()}
+    else:
+        boards = []
+        for cat in cfg.categories:
+            try:
+                boards.append(compute_arena_section(battles_path, cfg, history_bootstrap=history_bootstrap,
+                                                    workers=workers, category=cat, organisation_of=organisation_of))
+            except UserError as exc:
+                log.warning("arena category %s: no board (%s)", cat.id, exc)
+        section["categories"] = boards
     from builder.snapshot.models import Arena
 
     return Arena.model_validate(section, strict=False)
+
+
+def with_same_org(styles: StyleColumns | None, battles: Battles, names: list[str],
+                  organisation_of: Callable[[str], str | None] | None) -> StyleColumns:
+    """``styles`` with one more column per name: 1.0 where both models of the battle have a
+    known organisation (``organisation_of``, the catalog) and it is the same, else 0.0."""
+    org = [organisation_of(m) if organisation_of is not None else None for m in battles.models]
+    codes = {o: k for k, o in enumerate(sorted({o for o in org if o}))}
+    code = np.array([codes[o] if o else -1 for o in org] + [-1], dtype=np.int64)
+    ca, cb = code[battles.model_a], code[battles.model_b]
+    same = ((ca >= 0) & (ca == cb)).astype(np.float64)
+    n = len(battles)
+    base = styles if styles is not None else StyleColumns((), np.zeros((n, 0)), np.zeros(n, dtype=np.int8),
+                                                          StyleReport((), count_status(np.zeros(n, np.int8)), None))
+    cols = np.column_stack([base.raw, *([same] * len(names))])
+    cols[base.status != 0] = 0.0
+    feats = (*base.features, *names)
+    return StyleColumns(feats, cols, base.status, StyleReport(feats, base.report.rows, base.report.first_malformed))
 
 
 def compute_style_view(battles: Battles, styles: StyleColumns, cfg: ArenaConfig,
@@ -350,4 +440,6 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
     return out
 
 
-__all__ = ["TABLE_COLUMNS", "compute_arena_section", "compute_style_view", "fit_rating_table", "reader_settings"]
+__all__ = ["TABLE_COLUMNS", "battle_filters", "category_rule", "compute_arena_section", "compute_style_view",
+           "fit_rating_table",
+           "reader_settings"]

@@ -19,7 +19,7 @@ true skills are directly comparable.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -86,6 +86,7 @@ class PipelineResult:
     bootstrap: int
     bt_in_place: int  # models whose Bradley-Terry position equals their true position
     elo_in_place: int  # the same for online Elo
+    removed: dict[str, int] = field(default_factory=dict)  # official filter -> simulated battles it dropped
 
 
 def compute_demo_elo(sim: SimulatedBattles, *, k: float = K, init: float = INIT) -> dict[str, float]:
@@ -118,10 +119,23 @@ def run_arena_pipeline(
     elo_k: float = K,
     anchor: tuple[str, float] | None = None,
     workers: int | None = 1,
+    anony_share: float = 1.0,
+    official: bool = True,
 ) -> PipelineResult:
-    """Simulate ``n_battles`` from ``skills``, fit Bradley-Terry (``bootstrap`` rounds) and
-    online Elo, and compare both orders with the truth."""
-    sim = simulate_battles(skills, n_battles, seed=seed, tie_prob=tie_prob)
+    """Simulate ``n_battles`` from ``skills`` (a share ``anony_share`` of them anonymous), keep
+    the anonymous ones when ``official`` (the published method), fit Bradley-Terry
+    (``bootstrap`` rounds) and online Elo, and compare both orders with the truth.
+    ``removed`` counts the battles the official filter dropped."""
+    drawn = sim = simulate_battles(skills, n_battles, seed=seed, tie_prob=tie_prob, anony_share=anony_share)
+    removed: dict[str, int] = {}
+    if official:
+        keep = np.asarray(sim.anony, dtype=bool)
+        removed["anony"] = int((~keep).sum())
+        if removed["anony"]:
+            sim = replace(sim, model_a=sim.model_a[keep], model_b=sim.model_b[keep], outcome=sim.outcome[keep],
+                          tstamp=sim.tstamp[keep], anony=sim.anony[keep],
+                          style_a=None if sim.style_a is None else sim.style_a[keep],
+                          style_b=None if sim.style_b is None else sim.style_b[keep])
     battles = sim.to_battles()
     rows, _ = fit_rating_table(battles, method="bt", bootstrap=bootstrap, seed=seed, anchor=anchor,
                                workers=workers, on_unidentifiable="drop", init=init)
@@ -138,8 +152,8 @@ def run_arena_pipeline(
     bt = _positions({r.model: r.rating for r in board_rows})
     el = _positions({r.model: float(r.elo) for r in board_rows if r.elo is not None and np.isfinite(r.elo)})
     return PipelineResult(
-        skills=dict(skills), simulated=sim,
-        board=Leaderboard(order_rows(board_rows), "simulated battles"), bootstrap=bootstrap,
+        skills=dict(skills), simulated=drawn,
+        board=Leaderboard(order_rows(board_rows), "simulated battles"), bootstrap=bootstrap, removed=removed,
         bt_in_place=sum(bt[m] == truth[m] for m in rated),
         elo_in_place=sum(el.get(m) == truth[m] for m in rated),
     )

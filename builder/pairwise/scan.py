@@ -68,6 +68,7 @@ from builder.pairwise.battles import (
     BattleFilters,
     BattleReport,
     Battles,
+    CategoryRule,
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
@@ -84,6 +85,10 @@ FILTER_STATUS: dict[str, int] = {
     "min_date": 7,
     "max_date": 8,
     "min_turn": 9,
+    "category": 10,
+    "voter_cap": 11,
+    "anomalous_voter": 12,
+    "models": 13,
 }
 "Row fate code of each filter (after the bad kinds 1-3), in the order the filters run."
 
@@ -100,6 +105,20 @@ class ReaderSettings:
     memory_limit: str = "512MB"  # DuckDB's memory limit ("512MB", "2GB"); beyond it DuckDB spills
     temp_directory: Path | None = None  # spill folder (default: the system temp folder)
     threads: int | None = None  # worker threads (default: DuckDB's, one per core)
+
+
+@dataclass(frozen=True, slots=True)
+class VoterTest:
+    """What the anomalous-voter test did (``BattleScan.drop_anomalous_voters``)."""
+
+    column: str  # the column naming the voter
+    fpr: float  # the test's false-positive rate for an honest voter
+    min_votes: int  # fewest decisive votes a voter needs to be tested
+    threshold: float  # the z below which a voter is anomalous (the fpr quantile of N(0, 1))
+    voters: int  # distinct voters among the kept battles
+    tested: int  # voters with at least min_votes decisive votes
+    flagged: tuple[str, ...]  # the anomalous voters, sorted
+    rows_removed: int  # their kept votes, removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +141,40 @@ class FeatureSpec:
 
     name: str
     path: tuple[str, ...]
+    sql: str | None = None  # a covariate: this DuckDB expression over the record's columns (see covariate_spec)
+    columns: tuple[str, ...] = ()  # the columns ``sql`` may read
+    covariate: bool = False  # a covariate column: any finite number, a boolean as 1 / 0 (not a count)
+
+
+_IDENT = re.compile(r'"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b')
+
+
+def covariate_spec(name: str, *, column: str | None = None, sql: str | None = None) -> FeatureSpec:
+    """A covariate of the contextual fit, one number per battle, as a scan feature column.
+
+    ``column``: keys from the record's top level joined by ``/`` (``is_direct``,
+    ``meta/same_org``); a number, or a boolean read as 1 / 0. ``sql``: a DuckDB expression
+    over the record's top-level columns, cast to DOUBLE (in JSON files a column arrives as
+    DuckDB JSON: cast it, e.g. ``CAST(is_direct AS BOOLEAN)::INT``). Quality: ``MISSING``
+    where the value is null (or the column absent), ``NON_NUMERIC`` where it is not a finite
+    number (text, a list, an object; an expression that cannot be cast), else ``OK``.
+    """
+    if (column is None) == (sql is None):
+        raise ValueError(f"covariate {name!r}: give one of column and sql")
+    if column is not None:
+        path = tuple(k for k in column.split("/"))
+        if not all(path):
+            raise UserError(f"covariate {name!r}: empty key in column {column!r}")
+        return FeatureSpec(name, path, covariate=True)
+    assert sql is not None
+    cols = tuple(dict.fromkeys((m[1] or m[0].replace('""', '"')) for m in _IDENT.finditer(sql)
+                               if not _in_string(sql, m.start())))
+    return FeatureSpec(name, (), sql=sql, columns=cols, covariate=True)
+
+
+def _in_string(sql: str, at: int) -> bool:
+    """Whether position ``at`` of ``sql`` is inside a single-quoted string literal."""
+    return sql[:at].count("'") % 2 == 1
 
 
 DEFAULT_SETTINGS = ReaderSettings()
@@ -216,8 +269,13 @@ def _ident(name: str) -> str:
 
 def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool = True) -> list[str]:
     # tstamp is read unless the caller only counts (history and online Elo need the times).
-    want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns()]
-    want += [f.path[0] for f in features]
+    want = [*REQUIRED, *(["tstamp"] if times else []), *filters.needed_columns(), *filters.official_columns()]
+    if filters.category is not None:
+        want += filters.category.columns()
+    want += filters.voter_columns()
+    if filters.voter_daily_cap is not None:
+        want.append("tstamp")  # the cap counts per UTC day
+    want += [c for f in features for c in (f.columns if f.sql is not None else f.path[:1])]
     return list(dict.fromkeys(want))
 
 
@@ -416,6 +474,11 @@ def _typed_count(x: str, kind: str) -> tuple[str, list[tuple[str, int]]]:
 def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
     """(value, quality) SQL for one feature (see ``FeatureSpec``); the value means something only
     where the quality is OK (``BattleScan.features`` masks the rest)."""
+    if spec.sql is not None:
+        v = f"TRY_CAST(({spec.sql}) AS DOUBLE)"
+        return v, _quality([(f"{v} IS NULL", FEATURE_MISSING), (f"NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    if spec.covariate:
+        return _covariate_sql(src, spec)
     if src.kind == "csv":
         raise UserError(f"{src.path}: CSV carries no nested metadata; feature {spec.name!r} needs JSON or Parquet")
     nested = len(spec.path) > 1
@@ -443,6 +506,36 @@ def _feature_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
         value, checks = _typed_count(expr, kind)
         checks = [(no_object, FEATURE_NO_OBJECT), (f"{expr} IS NULL", FEATURE_MISSING), *checks]
     return value, _quality([(c, q) for c, q in checks if c != "false"])
+
+
+def _covariate_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
+    """(value, quality) SQL of a covariate column (``covariate_spec``): a number, a boolean as 1 / 0."""
+    head = _col(src, spec.path[0])
+    if head is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    kind = src.types.get(spec.path[0], "JSON" if src.kind in ("json", "jsonl") else "VARCHAR")
+    if src.kind == "csv":
+        if len(spec.path) > 1:
+            raise UserError(f"{src.path}: CSV carries no nested values; covariate {spec.name!r} needs JSON or Parquet")
+        text = f"nullif(trim({head}), '')"
+        v = f"coalesce(TRY_CAST({text} AS DOUBLE), CASE lower({text}) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 END)"
+        return v, _quality([(f"{text} IS NULL", FEATURE_MISSING),
+                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    if kind in ("JSON", "VARCHAR") or (len(spec.path) > 1 and not kind.startswith("STRUCT")):
+        j = head if kind == "JSON" and src.kind in ("json", "jsonl") else f"TRY_CAST({head} AS JSON)"
+        tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
+        x = f"json_extract({j}, '${tail}')" if tail else j
+        t = f"json_type({x})"
+        v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
+             f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
+        return v, _quality([(f"{x} IS NULL OR {t} = 'NULL'", FEATURE_MISSING),
+                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+    x = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
+    if len(spec.path) > 1 and _nested_type(kind, spec.path[1:]) is None:
+        return "NULL::DOUBLE", str(FEATURE_MISSING)
+    v = f"TRY_CAST({x} AS DOUBLE)"
+    return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})",
+                                                            FEATURE_NON_NUMERIC)])
 
 
 def _json_key(key: str) -> str:
@@ -529,8 +622,15 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     if filters.min_turn is not None:
         fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
                      f"THEN {FILTER_STATUS['min_turn']}")
+    if filters.models is not None:
+        pat = _sql_str(filters.models)
+        fates.append(f"WHEN NOT coalesce(regexp_matches({_text(src, 'model_a')}, {pat}) "
+                     f"AND regexp_matches({_text(src, 'model_b')}, {pat}), false) THEN {FILTER_STATUS['models']}")
+    if filters.category is not None:
+        fates.append(f"WHEN NOT coalesce({_category_sql(src, filters.category)}, false) "
+                     f"THEN {FILTER_STATUS['category']}")
     fate = f"CAST(CASE {' '.join(fates)} ELSE 0 END AS TINYINT)" if fates else "CAST(0 AS TINYINT)"
-    dated = t_min is not None or t_max is not None
+    dated = t_min is not None or t_max is not None or filters.voter_daily_cap is not None
     inner = [f"{_raw(src, 'model_a')} AS _mb_a", f"{_raw(src, 'model_b')} AS _mb_b",
              f"{_raw(src, 'winner')} AS _mb_w",
              f"{_number(src, 'tstamp') if times or dated else 'NULL::DOUBLE'} AS _mb_t", "*"]
@@ -538,6 +638,15 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     for k, spec in enumerate(features):
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
+    if filters.voter_column is not None:
+        outer.append(f"{_raw(src, filters.voter_column)} AS v")
+        if not times:
+            outer[3] = "_mb_t AS t"  # the daily cap reads the day
+    if src.kind == "parquet" and filters.voter_column is not None:
+        # the voter safeguards mark rows in place: a table, the file's row number as position
+        outer.append("file_row_number AS pos")
+        return (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {src.relation})",
+                params)
     if src.kind == "parquet":
         # Parquet is columnar and numbers its rows: a view reads only the columns each
         # reduction needs, straight from the file, and the position is the file's row number.
@@ -547,6 +656,47 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     sql = (f"CREATE TABLE scan AS SELECT {', '.join(outer)} FROM "
            f"(SELECT {', '.join(inner)} FROM {src.relation})")
     return sql, params
+
+
+def _json_of(src: _Source, name: str) -> str:
+    """A column as DuckDB JSON: as read from JSON files; parsed from text (CSV, a Parquet text
+    column); a Parquet struct or map written as JSON; NULL otherwise."""
+    c = _col(src, name)
+    if c is None:
+        return "NULL::JSON"
+    if src.kind in ("json", "jsonl"):
+        return c
+    kind = src.types.get(name, "VARCHAR")
+    if src.kind == "csv" or kind == "VARCHAR":
+        return f"TRY_CAST({c} AS JSON)"
+    if kind.startswith(("STRUCT", "MAP(")) or kind == "JSON":
+        return f"to_json({c})"
+    return "NULL::JSON"
+
+
+def _category_sql(src: _Source, rule: CategoryRule) -> str:
+    """SQL true for a battle in the category (``CategoryRule``), NULL or false otherwise."""
+    conds = []
+    if rule.tag is not None:
+        path = "$" + "".join(f".{_json_key(k)}" for k in rule.tag)
+        v = f"json_extract({_json_of(src, 'category_tag')}, {_sql_str(path)})"
+        if rule.tag_min_true is not None:
+            members = f"map_values(json_transform({v}, '\"MAP(VARCHAR, JSON)\"'))"
+            conds.append(f"(CASE WHEN json_type({v}) = 'OBJECT' THEN list_count(list_filter({members}, "
+                         f"lambda e: CAST(e AS VARCHAR) = 'true')) END) >= {int(rule.tag_min_true)}")
+        else:
+            conds.append(f"CAST({v} AS VARCHAR) = 'true'")
+    if rule.language is not None:
+        conds.append(f"{_text(src, 'language')} = {_sql_str(rule.language)}")
+    if rule.is_code is not None:
+        conds.append(f"{_flag(src, 'is_code')} = {'true' if rule.is_code else 'false'}")
+    if rule.min_turn is not None:
+        conds.append(f"{_integer(src, 'turn')} >= {int(rule.min_turn)}")
+    if rule.min_user_tokens is not None:
+        tokens = f"json_extract({_json_of(src, 'conv_metadata')}, '$.sum_user_tokens')"
+        conds.append(f"(CASE WHEN json_type({tokens}) IN {_NUMERIC_JSON} THEN TRY_CAST({tokens} AS DOUBLE) END) "
+                     f">= {float(rule.min_user_tokens)!r}")
+    return "(" + " AND ".join(conds) + ")" if conds else "true"
 
 
 def _decode(kind: Format, values: Sequence[str | None]) -> list[Any]:
@@ -706,10 +856,16 @@ class BattleScan:
         self.has_tstamp = times and "tstamp" in src.present
         self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
         self.source_name = src.path.name if src.path is not None else "<memory>"
+        self._extra_filters: list[str] = []
+        self.voter_test: VoterTest | None = None
         self._summarise()
+        if filters.anomaly_fpr is not None:
+            self.drop_anomalous_voters(filters.anomaly_fpr, filters.anomaly_min_votes)
 
     # -- the one aggregation: report, model table, pair counts
     def _summarise(self) -> None:
+        for drop in ("TABLE IF EXISTS groups", "TYPE IF EXISTS raw_name", "TYPE IF EXISTS raw_winner"):
+            self._q(f"DROP {drop}")  # a re-summary after the anomalous-voter test
         self._q(f"CREATE TABLE groups AS SELECT a, b, w, f, count(*) AS n, min({self._pos}) AS p "
                 "FROM scan GROUP BY ALL")
         # Distinct raw values become ENUM types, so every later result is small integers;
@@ -746,7 +902,8 @@ class BattleScan:
         fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
         by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
         bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
-        removed = {name: int(by_fate[code]) for name, code in FILTER_STATUS.items() if name in _enabled(self.filters)}
+        enabled = [*_enabled(self.filters), *self._extra_filters]
+        removed = {name: int(by_fate[code]) for name, code in FILTER_STATUS.items() if name in enabled}
         kept = int(by_fate[0])
         if kept == 0:
             why = ", ".join(f"{k} {v}" for k, v in {**bad, **removed}.items() if v)
@@ -771,6 +928,71 @@ class BattleScan:
 
     def _q(self, sql: str, params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
         return _run(self._con, self.path, sql, params)
+
+    def drop_anomalous_voters(self, fpr: float, min_votes: int = 20) -> VoterTest | None:
+        """Flag and remove the voters whose votes the fitted model finds too unlikely.
+
+        The test: fit Bradley-Terry on the kept battles; for each voter with at least
+        ``min_votes`` decisive votes (a winner, not a tie), sum the log-likelihood of the
+        observed outcomes, ``L = sum log p_obs`` with ``p = 1 / (1 + base ** ((r_b - r_a) /
+        scale))``. Under the model (the voter votes as the population does) ``L`` has mean
+        ``E = sum p log p + (1 - p) log(1 - p)`` and variance ``V = sum p (1 - p) (log(p / (1 -
+        p)))**2`` (independent votes); a voter is anomalous when ``z = (L - E) / sqrt(V)`` is
+        below the ``fpr`` quantile of the standard normal, so an honest voter is flagged with
+        probability about ``fpr``. A voter who always votes for one model, or at random, has
+        votes the model finds unlikely. The per-voter sums are one SQL aggregation over the
+        scan; a flagged voter's kept votes get the ``anomalous_voter`` fate and the report,
+        pair counts and battles are recomputed. None (and nothing removed) when the file names
+        no voter. Battles between models without a finite rating are not scored.
+        """
+        if self.filters.voter_column is None:
+            return None
+        import pyarrow as pa
+        from scipy.stats import norm
+
+        from builder.pairwise.bt import fit_bt
+
+        fit = fit_bt(self.pair_counts(), on_unidentifiable="drop")
+        codes = self._raw_code[:-1]
+        rating = np.where(codes >= 0, fit.ratings[np.maximum(codes, 0)], np.nan)
+        ok = np.isfinite(rating)
+        self._con.register("_mb_rating", pa.table({"raw": pa.array([n for n, k in zip(self._raw_names, ok,
+                                                                                        strict=True) if k]),
+                                                    "r": pa.array(rating[ok])}))
+        wins = [(raw, int(code)) for raw, code in zip(self._raw_winners, self._winner_code[:-1], strict=True)
+                if code in (0, 1)]
+        self._con.register("_mb_outcome", pa.table({"raw": pa.array([w for w, _ in wins], type=pa.string()),
+                                                     "o": pa.array([o for _, o in wins], type=pa.int8())}))
+        # p: the model's probability that side A wins, kept off 0 and 1 for the logarithms
+        p = f"1.0 / (1.0 + pow({float(fit.base)!r}, (rb.r - ra.r) / {float(fit.scale)!r}))"
+        per_voter = self._fetch(
+            "SELECT v, count(*) AS n, sum(CASE WHEN o = 0 THEN ln(q) ELSE ln(1 - q) END) AS ll, "
+            "sum(q * ln(q) + (1 - q) * ln(1 - q)) AS e, sum(q * (1 - q) * pow(ln(q / (1 - q)), 2)) AS var "
+            f"FROM (SELECT s.v, w.o, greatest(least({p}, 1 - 1e-12), 1e-12) AS q FROM scan s "
+            "JOIN _mb_rating ra ON s.a = ra.raw JOIN _mb_rating rb ON s.b = rb.raw JOIN _mb_outcome w ON s.w = w.raw "
+            "WHERE s.f = 0 AND s.v IS NOT NULL AND s.a <> s.b) GROUP BY v", "numpy")
+        n = np.asarray(per_voter["n"], dtype=np.int64)
+        ll, e, var = (np.asarray(per_voter[c], dtype=np.float64) for c in ("ll", "e", "var"))
+        tested = n >= min_votes
+        z = np.full(n.shape, np.nan)
+        z[tested] = (ll[tested] - e[tested]) / np.sqrt(np.maximum(var[tested], 1e-300))
+        threshold = float(norm.ppf(fpr))
+        flagged = tested & (z < threshold)
+        voters = list(per_voter["v"])
+        bad = [voters[k] for k in np.flatnonzero(flagged)]
+        self._con.register("_mb_flagged", pa.table({"v": pa.array(bad, type=pa.string())}))
+        before = self.report.rows_kept
+        self._q(f"UPDATE scan SET f = {FILTER_STATUS['anomalous_voter']} "
+                "WHERE f = 0 AND v IN (SELECT v FROM _mb_flagged)")
+        self._extra_filters.append("anomalous_voter")
+        self._summarise()
+        for name in ("_mb_rating", "_mb_outcome", "_mb_flagged"):
+            self._con.unregister(name)
+        names = [str(x) for x in _decode(self._src.kind, bad)]
+        self.voter_test = VoterTest(column=self.filters.voter_column, fpr=fpr, min_votes=min_votes,
+                                    threshold=threshold, voters=len(voters), tested=int(tested.sum()),
+                                    flagged=tuple(sorted(names)), rows_removed=before - self.report.rows_kept)
+        return self.voter_test
 
     def _fetch(self, sql: str, how: str) -> Any:
         return _fetch(self._con, self.path, sql, how)
@@ -999,7 +1221,25 @@ def _enabled(filters: BattleFilters) -> list[str]:
         on.append("max_date")
     if filters.min_turn is not None:
         on.append("min_turn")
+    if filters.category is not None:
+        on.append("category")
+    if filters.models is not None:
+        on.append("models")
+    if filters.voter_column is not None and filters.voter_daily_cap is not None:
+        on.append("voter_cap")
     return on
+
+
+def _cap_voters(con: duckdb.DuckDBPyConnection, path: Path | None, filters: BattleFilters) -> None:
+    """The per-voter daily cap: of each voter's votes left by the other filters on one UTC day
+    (votes without a time form one more "day"), the first ``voter_daily_cap`` in file order
+    stay; the rest get the ``voter_cap`` fate. Votes without a voter are not capped."""
+    if filters.voter_column is None or filters.voter_daily_cap is None:
+        return
+    pos = "pos" if "pos" in [r[0] for r in con.execute("DESCRIBE scan").fetchall()] else "rowid"
+    _run(con, path, f"UPDATE scan SET f = {FILTER_STATUS['voter_cap']} WHERE {pos} IN (SELECT p FROM ("
+                    f"SELECT {pos} AS p, row_number() OVER (PARTITION BY v, floor(t / 86400.0) ORDER BY {pos}) AS k "
+                    f"FROM scan WHERE f = 0 AND v IS NOT NULL) WHERE k > {int(filters.voter_daily_cap)})")
 
 
 def _utc_seconds(day: dt.date) -> float:
@@ -1036,9 +1276,11 @@ def scan_battles(
     parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
     with connect(settings, in_memory=True) if parquet else connect(settings) as con:
         src = _source(con, path, filters, features, times)
+        filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
         _run(con, path, sql, params)
+        _cap_voters(con, path, filters)
         yield BattleScan(con, src, filters, features, times)
 
 
@@ -1051,9 +1293,11 @@ def scan_table(table: pa.Table, filters: BattleFilters = NO_FILTERS, source: str
         described = con.execute("DESCRIBE SELECT * FROM input_table").fetchall()
         src = _Source(None, "arrow", "input_table", frozenset(r[0] for r in described),
                       {r[0]: r[1] for r in described}, "table")
+        filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, (), *_bounds(filters))
         _run(con, None, sql, params)
+        _cap_voters(con, None, filters)
         scan = BattleScan(con, src, filters, ())
         scan.source_name = source
         scan.report = BattleReport(source, scan.report.rows_read, scan.report.bad_rows, scan.report.removed,
@@ -1110,8 +1354,10 @@ __all__ = [
     "FeatureColumn",
     "FeatureSpec",
     "ReaderSettings",
+    "VoterTest",
     "connect",
     "count_battles",
+    "covariate_spec",
     "format_of",
     "read_battles",
     "scan_battles",

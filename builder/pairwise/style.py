@@ -193,6 +193,30 @@ def style_columns_from(columns: Mapping[str, FeatureColumn], features: Sequence[
     return StyleColumns(features, raw, status, StyleReport(features, count_status(status), where))
 
 
+def contextual_columns(scan: BattleScan, features: Sequence[str], covariates: Sequence[str]) -> StyleColumns:
+    """The contextual fit's columns: the style ``features`` (relative differences, as
+    ``style_columns``) then each covariate's value as it is (a scan opened with
+    ``style_feature_specs(features)`` and the covariates' ``scan.covariate_spec``s). A battle
+    without a covariate value counts as incomplete, a non-numeric one as malformed; the fit
+    standardises every column alike."""
+    cols = scan.features()
+    base = style_columns_from(cols, features, scan.source_name, scan.locate) if features else None
+    n = scan.report.rows_kept
+    raw = [base.raw] if base is not None else []
+    status = base.status.copy() if base is not None else np.zeros(n, dtype=np.int8)
+    where = base.report.first_malformed if base is not None else None
+    for name in covariates:
+        col = cols[name]
+        np.maximum(status, _KIND_OF_QUALITY[col.quality], out=status)
+        raw.append(np.where(col.quality == FEATURE_OK, col.values, 0.0)[:, None])
+        if where is None and col.first_malformed is not None:
+            where = f"{scan.source_name}: {scan.locate(col.first_malformed)} (covariate {name} not a number)"
+    names = (*features, *covariates)
+    matrix = np.hstack(raw) if raw else np.zeros((n, 0))
+    matrix[status != 0] = 0.0
+    return StyleColumns(names, matrix, status, StyleReport(names, count_status(status), where))
+
+
 def style_columns(scan: BattleScan, features: Sequence[str]) -> StyleColumns:
     """Style columns of the kept battles of a scan opened with ``style_feature_specs(features)``,
     aligned with ``scan.battles()``."""
@@ -206,6 +230,7 @@ __all__ = [
     "STYLE_FEATURES",
     "STYLE_ROW_KINDS",
     "UNUSABLE_KINDS",
+    "contextual_columns",
     "StyleColumns",
     "StyleReport",
     "count_status",

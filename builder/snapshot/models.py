@@ -584,6 +584,9 @@ class ArenaMethod(SnapshotModel):
     min_pair_battles: int = Field(ge=0, description="Fewest battles a pair needs to count in the win-rate error.")
     anony_only: bool = Field(description="Only anonymous battles were used.")
     reweight: bool = Field(default=False, description="Each pair's battles weighted 1 / max(battles of the pair, 50).")
+    official_filters: bool = Field(
+        default=False, description="LMArena's official filters were on: anonymous votes only and duplicate-tagged "
+                                   "prompts dropped, each where the battles file carries the column.")
 
 
 class ArenaModel(SnapshotModel):
@@ -744,6 +747,28 @@ class ArenaChange(SnapshotModel):
     )
 
 
+class ArenaCategory(SnapshotModel):
+    """Which battles a category board counts (from the battles' own tags)."""
+
+    id: str = Field(description="Slug of the board (its page is arena/<id>/).")
+    title: str = Field(description="The board's title.")
+    criterion: str = Field(description="The rule in words, e.g. 'category_tag.math_v0.1.math is true'.")
+
+
+class ArenaVoters(SnapshotModel):
+    """The voter safeguards that ran (present only when the battles file names the voter)."""
+
+    column: str = Field(description="The column naming the voter.")
+    daily_cap: int | None = Field(default=None, description="Votes kept per voter and UTC day (null: no cap).")
+    capped_rows: int = Field(default=0, ge=0, description="Votes removed by the daily cap.")
+    fpr: float | None = Field(default=None, description="False-positive rate of the anomalous-voter test (null: off).")
+    min_votes: int | None = Field(default=None, description="Fewest decisive votes a voter needs to be tested.")
+    voters: int | None = Field(default=None, description="Distinct voters among the battles tested.")
+    tested: int | None = Field(default=None, description="Voters with enough votes to be tested.")
+    flagged: int | None = Field(default=None, description="Voters flagged as anomalous and removed.")
+    flagged_rows: int | None = Field(default=None, description="Their votes, removed.")
+
+
 class Arena(SnapshotModel):
     """The Arena page: Bradley-Terry ratings fitted on a battles file."""
 
@@ -764,6 +789,15 @@ class Arena(SnapshotModel):
     changes: tuple[ArenaChange, ...] = Field(
         default=(), description="Rating-change statistics per spelling over ``history``, by spelling."
     )
+    arena_id: str | None = Field(default=None, description="For one more arena: its slug (page arenas/<id>/).")
+    title: str | None = Field(default=None, description="For one more arena: its name.")
+    voters: ArenaVoters | None = Field(
+        default=None, description="The voter safeguards (null when off or when the file names no voter).")
+    category: ArenaCategory | None = Field(
+        default=None, description="For a category board: which battles it counts (null for the main board).")
+    categories: tuple[Arena, ...] = Field(
+        default=(),
+        description="Category boards, each a full Arena section on its category's battles, in site.yml order.")
 
 
 # --------------------------------------------------------------------------- evals
@@ -1034,6 +1068,8 @@ class Snapshot(SnapshotModel):
     )
     worked_example: WorkedExample | None = Field(description="The methodology's worked example; null: no ranked row.")
     arena: Arena | None = Field(description="The Arena section; null when disabled or without battles.")
+    arenas: tuple[Arena, ...] = Field(
+        default=(), description="More arenas (site.yml ``arenas``), each a full Arena section with its id and title.")
     evals: Evals | None = Field(description="The eval suites; null when none is configured.")
     index: CapabilityIndex | None = Field(description="The Capability Index; null when disabled.")
     backfill: Backfill | None = Field(description="Demo history only: how the snapshot was made.")

@@ -59,6 +59,12 @@
       }
       return state.docs.arena;
     }
+    if (id.indexOf("arena-") === 0 || id.indexOf("arenas-") === 0) {   /* a category board or another arena: its own file */
+      if (!state.docs[id]) {
+        state.docs[id] = load(root.getAttribute("data-race-dir") + id + ".json");
+      }
+      return state.docs[id];
+    }
     if (!state.docs.boards) {
       state.docs.boards = load(root.getAttribute("data-boards"));
     }

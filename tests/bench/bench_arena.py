@@ -1,7 +1,7 @@
 """Benchmark: the seed's Arena method against ``builder.pairwise``, and the battles reader
 against the read floor, on the same battles.
 
-    python tests/bench/bench_arena.py [--parts seed,floor,steady,style] [--sizes 100000,1000000] [--with-3m]
+    python tests/bench/bench_arena.py [--parts seed,floor,steady,style,style6] [--sizes 100000,1000000] [--with-3m]
         [--seed-rounds 2] [--floor-sizes 1000000,3000000] [--memory-10m] [--cache DIR] [--reps 3] [--quick]
         [--style-sizes 1000000,3000000]
 
@@ -52,6 +52,11 @@ It prints both wall times and their ratio, the in-process ratio (our fit + sandw
 its dataset build + fit + sandwich), the largest rating / beta differences, and the peak
 memory (VmHWM) of our whole process at ``--style-sizes`` (default 1M and 3M; arena-rank at
 the first size only).
+
+Part ``style6`` is the same with six covariates: the four style features and two top-level
+columns (``is_direct``, ``same_org``) as ``--covariate-column``s, arena-rank given all six.
+One run at 100k on the shared machine (load 12 on 2 cores): ours 3.9 s whole process, arena-rank
+13.1 s (3.3x; our process start-up dominates at that size), in process 22x.
 """
 
 from __future__ import annotations
@@ -294,8 +299,14 @@ def child_ours(path: str, rounds: list[int], elo_python: bool) -> dict:
 # --------------------------------------------------------------------------- style control (issue 16)
 
 
-def make_styled_battles(n: int, path: Path, seed: int = 0) -> None:
-    """``n`` battles with ``conv_metadata`` (a true length and bold effect), as Parquet."""
+EXTRA_COVARIATES = ("is_direct", "same_org")
+"Part ``style6``: two covariates beside the four style features (top-level Parquet columns)."
+
+
+def make_styled_battles(n: int, path: Path, seed: int = 0, extra: bool = False) -> None:
+    """``n`` battles with ``conv_metadata`` (a true length and bold effect), as Parquet; with
+    ``extra`` also an ``is_direct`` flag (30% of battles) and a ``same_org`` 0/1 column (the
+    two models' codes equal modulo 12)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -326,11 +337,16 @@ def make_styled_battles(n: int, path: Path, seed: int = 0) -> None:
         "tstamp": pa.array(sim.tstamp),
         "conv_metadata": pa.StructArray.from_arrays(list(fields.values()), names=list(fields)),
     })
+    if extra:
+        rng = np.random.default_rng(seed + 2)
+        table = table.append_column("is_direct", pa.array(rng.random(n) < 0.3))
+        table = table.append_column("same_org", pa.array((sim.model_a % 12 == sim.model_b % 12).astype(np.int8)))
     pq.write_table(table, path)
 
 
-def child_arena_rank(path: str) -> dict:
-    """arena-rank from the Parquet file to style-controlled ratings with sandwich intervals."""
+def child_arena_rank(path: str, extra: bool = False) -> dict:
+    """arena-rank from the Parquet file to style-controlled ratings with sandwich intervals
+    (``extra``: with the two extra covariate columns as features too)."""
     t_start = time.perf_counter()
     import pandas as pd
     from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
@@ -357,6 +373,10 @@ def child_arena_rank(path: str) -> dict:
         den[den == 0] = 1.0
         df[f] = (xa - xb) / den
         cols.append(f)
+    if extra:
+        for c in EXTRA_COVARIATES:
+            df[c] = df[c].astype(float)
+            cols.append(c)
     features = time.perf_counter() - t0
     t0 = time.perf_counter()
     ds = ContextualPairDataset.from_pandas(df, cols, reweighted=False)
@@ -376,18 +396,20 @@ def child_arena_rank(path: str) -> dict:
             "beta": np.asarray(res["coeffs"]).tolist(), "peak_mb": peak_mb()}
 
 
-def child_ours_styled(path: str) -> dict:
-    """Ours in process: one scan (battles and the conv_metadata feature columns), the styled
-    table with sandwich intervals, then the fit + sandwich alone (best of 3)."""
+def child_ours_styled(path: str, extra: bool = False) -> dict:
+    """Ours in process: one scan (battles and the conv_metadata feature columns, and with
+    ``extra`` the two covariate columns), the styled table with sandwich intervals, then the
+    fit + sandwich alone (best of 3)."""
     from builder.pairwise.arena_style import fit_styled_table
-    from builder.pairwise.scan import scan_battles
-    from builder.pairwise.style import STYLE_FEATURES, style_columns, style_feature_specs
+    from builder.pairwise.scan import covariate_spec, scan_battles
+    from builder.pairwise.style import STYLE_FEATURES, contextual_columns, style_feature_specs
     from builder.pairwise.styled import build_style_dataset, fit_styled_bt, sandwich_styled
 
+    covariates = [covariate_spec(c, column=c) for c in EXTRA_COVARIATES] if extra else []
     t0 = time.perf_counter()
-    with scan_battles(path, features=style_feature_specs(STYLE_FEATURES)) as scan:
+    with scan_battles(path, features=[*style_feature_specs(STYLE_FEATURES), *covariates]) as scan:
         battles = scan.battles()
-        styles = style_columns(scan, STYLE_FEATURES)
+        styles = contextual_columns(scan, STYLE_FEATURES, [c.name for c in covariates])
     load = time.perf_counter() - t0
     t0 = time.perf_counter()
     table = fit_styled_table(battles, styles, ci="sandwich")
@@ -400,7 +422,7 @@ def child_ours_styled(path: str) -> dict:
 
     def fit_and_sandwich():
         ds = build_style_dataset(battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use],
-                                 styles.raw[use], STYLE_FEATURES)
+                                 styles.raw[use], styles.features)
         sandwich_styled(ds, fit_styled_bt(ds))
 
     out["fit_sandwich"] = best(fit_and_sandwich, 3)
@@ -413,25 +435,29 @@ def run_timed(*args: str) -> tuple[dict, float]:
     return res, time.perf_counter() - t0
 
 
-def main_style(sizes: list[int]) -> None:
-    """Part ``style``: whole processes from the same Parquet file, and in process (see the docstring)."""
-    print(f"style control: {N_MODELS} models, conv_metadata in Parquet; {load_note()} "
-          "(a shared, loaded machine: ratios from one run)")
+def main_style(sizes: list[int], extra: bool = False) -> None:
+    """Part ``style`` (``style6`` with ``extra``: six covariates, the four style features and
+    ``EXTRA_COVARIATES``): whole processes from the same Parquet file, and in process."""
+    six = ["--all-votes", *(a for c in EXTRA_COVARIATES for a in ("--covariate-column", f"{c}={c}"))] if extra else []
+    print(f"style control{' with six covariates' if extra else ''}: {N_MODELS} models, conv_metadata in Parquet; "
+          f"{load_note()} (a shared, loaded machine: ratios from one run)")
+    flag = "1" if extra else "0"
     with tempfile.TemporaryDirectory() as tmp:
         for k, n in enumerate(sizes):
             path = Path(tmp) / f"styled_{n}.parquet"
-            make_styled_battles(n, path)
+            make_styled_battles(n, path, extra=extra)
             if k == 0:  # warm the compiled kernels' cache (a fresh clone compiles once, then reuses it)
-                run_process(FIT_CHILD, "--input", str(path), "--style-control", "--output", str(Path(tmp) / "w.json"))
-            wall, peak = run_process(FIT_CHILD, "--input", str(path), "--style-control", "--output",
+                run_process(FIT_CHILD, "--input", str(path), "--style-control", *six, "--output",
+                            str(Path(tmp) / "w.json"))
+            wall, peak = run_process(FIT_CHILD, "--input", str(path), "--style-control", *six, "--output",
                                      str(Path(tmp) / "ours.json"))
-            ours = run_child("ours-styled", str(path))
+            ours = run_child("ours-styled", str(path), flag)
             print(f"\n{n:,} battles: ours whole process (arena fit --style-control, sandwich) {wall:.2f} s, "
                   f"peak {peak:.0f} MB; in process: scan {ours['load']:.2f} s, fit + sandwich + table "
                   f"{ours['fit_table']:.3f} s; fit + sandwich alone {ours['fit_sandwich']:.3f} s "
                   f"({ours['iterations']} Newton steps)")
             if k == 0:
-                theirs, their_wall = run_timed("arena-rank", str(path))
+                theirs, their_wall = run_timed("arena-rank", str(path), flag)
                 inproc = theirs["build"] + theirs["fit"] + theirs["sandwich"]
                 print(f"  arena-rank whole process {their_wall:.2f} s (import {theirs['import']:.2f}, read_parquet "
                       f"{theirs['load']:.2f}, features {theirs['features']:.2f}, dataset build {theirs['build']:.2f}, "
@@ -677,7 +703,7 @@ def main() -> None:
     ap.add_argument("--with-3m", action="store_true", help="also 3M battles (ours + the seed's fit alone)")
     ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
     ap.add_argument("--parts", default="seed,floor,steady,style",
-                    help="which parts to run (seed, floor, steady, style)")
+                    help="which parts to run (seed, floor, steady, style, style6: six covariates)")
     ap.add_argument("--floor-sizes", default="1000000,3000000", help="battles per file for the read-floor part")
     ap.add_argument("--memory-10m", action="store_true",
                     help="also 10M battles in JSON Lines: peak memory of arena fit")
@@ -692,9 +718,9 @@ def main() -> None:
     if args.child:
         kind, path, *rest = args.child
         if kind == "arena-rank":
-            print(json.dumps(child_arena_rank(path)))
+            print(json.dumps(child_arena_rank(path, bool(rest) and rest[0] == "1")))
         elif kind == "ours-styled":
-            print(json.dumps(child_ours_styled(path)))
+            print(json.dumps(child_ours_styled(path, bool(rest) and rest[0] == "1")))
         elif kind == "seed":
             print(json.dumps(child_seed(path, int(rest[0]))))
         else:
@@ -718,6 +744,9 @@ def main() -> None:
     if "style" in parts:
         print()
         main_style([100_000] if args.quick else [int(x) for x in args.style_sizes.split(",")])
+    if "style6" in parts:
+        print()
+        main_style([100_000] if args.quick else [int(x) for x in args.style_sizes.split(",")], extra=True)
 
 
 def seed_part(args) -> None:

@@ -38,6 +38,7 @@ PAGES: tuple[Page, ...] = (
     Page("compare", compare.render_compare, "Compare", "compare/", has_snapshot),
     Page("excluded", excluded.render_excluded, "Excluded", "excluded/", has_snapshot),
     Page("arena", arena.render_arena, "Arena", "arena/", arena.arena_available),
+    Page("arenas", arena.render_more_arenas, None, "arenas/", arena.more_arenas_available),
     Page("evals", evals.render_evals, "Evals", "evals/", evals.evals_available),
     Page("index", evidence.render_index, "Index", "capability-index/", evidence.index_available),
     Page("evidence", evidence.render_evidence, "Evidence", "evidence/", evidence.evidence_available),

@@ -290,15 +290,98 @@ def arena_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
     return bool(snap and snap.arena and snap.arena.models)
 
 
+def arena_boards(arena: Arena, page: str = "arena/", data: str = "data/arena/") -> list[dict[str, Any]]:
+    """The boards of one Arena section, main board first: ``{"id", "title", "section", "page",
+    "data", "n_battles", "criterion"}`` (``page``: the page's folder, ``data``: the downloads'
+    folder, both relative to the site root; the text arena's are ``arena/`` and
+    ``data/arena/``, another arena's ``arenas/<id>/`` and ``data/arenas/<id>/``)."""
+    boards = [{"id": "", "title": "All battles", "section": arena, "page": page, "data": data,
+               "n_battles": arena.n_battles, "criterion": None}]
+    for cat in arena.categories:
+        if cat.category is None or not cat.models:
+            continue
+        cid = cat.category.id
+        boards.append({"id": cid, "title": cat.category.title, "section": cat, "page": f"{page}{cid}/",
+                       "data": f"{data}{cid}/", "n_battles": cat.n_battles, "criterion": cat.category.criterion})
+    return boards
+
+
+def arenas_nav(snap: Any) -> list[dict[str, Any]]:
+    """The site's arenas for the Arena pages' switcher (empty when there is only the text arena)."""
+    if not snap.arenas:
+        return []
+    main = [{"id": "", "title": "Text", "page": "arena/"}] if snap.arena is not None else []
+    return main + [{"id": a.arena_id, "title": a.title or a.arena_id, "page": f"arenas/{a.arena_id}/"}
+                   for a in snap.arenas if a.arena_id]
+
+
+def more_arenas_available(snap: Snap | None, history: Sequence[Snap]) -> bool:
+    """Built when the snapshot has more arenas than the text arena (site.yml ``arenas``)."""
+    return bool(snap and snap.arenas)
+
+
+def render_more_arenas(w: SiteWriter) -> None:
+    """Each further arena: its page and downloads (``arenas/<id>/``, ``data/arenas/<id>/``), its
+    category boards, and its API document ``api/v1/arenas/<id>.json``; and the list of
+    arenas ``api/v1/arenas/index.json``."""
+    snap = current(w)
+    nav_arenas = arenas_nav(snap)
+    listing = []
+    if snap.arena is not None:
+        listing.append(_arena_entry(snap.arena, "text", "Text", "arena/", "data/arena/"))
+    for a in snap.arenas:
+        if not a.arena_id or not a.models:
+            continue
+        page, data = f"arenas/{a.arena_id}/", f"data/arenas/{a.arena_id}/"
+        boards = arena_boards(a, page, data)
+        nav = [{k: b[k] for k in ("id", "title", "page", "n_battles")} for b in boards] if len(boards) > 1 else []
+        for b in boards:
+            _render_board(w, snap, b, nav, arena_title=a.title or a.arena_id, nav_arenas=nav_arenas,
+                          current_arena=a.arena_id)
+        entry = _arena_entry(a, a.arena_id, a.title or a.arena_id, page, data)
+        listing.append(entry)
+        doc = {**entry, "filters": dict(a.filters), "bad_rows": dict(a.bad_rows),
+               "method": a.method.model_dump(mode="json"),
+               "models": _rating_rows(a),
+               "style": None if a.style is None else a.style.model_dump(mode="json")}
+        w.file(f"api/v1/arenas/{a.arena_id}.json", json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
+               + "\n")
+    w.file("api/v1/arenas/index.json", json.dumps({"arenas": listing}, indent=1, ensure_ascii=False) + "\n")
+
+
+def _arena_entry(a: Arena, arena_id: str, title: str, page: str, data: str) -> dict[str, Any]:
+    """One arena in ``api/v1/arenas/index.json`` (paths relative to the site root)."""
+    return {"id": arena_id, "title": title, "source": a.source, "n_battles": a.n_battles, "page": page,
+            "ratings_csv": data + "ratings.csv", "ratings_json": data + "ratings.json",
+            "api": "api/v1/arenas/index.json" if arena_id == "text" else f"api/v1/arenas/{arena_id}.json",
+            "categories": [c.category.id for c in a.categories if c.category is not None]}
+
+
 def render_arena(w: SiteWriter) -> None:
-    """Write ``arena/index.html`` and the three downloads through the site writer."""
+    """Write ``arena/index.html`` and its downloads, and one page with downloads per category
+    board (``arena/<id>/``, ``data/arena/<id>/``), through the site writer."""
     snap = current(w)
     arena = snap.arena
     if arena is None:
         raise ValueError("the Arena page needs an arena section")
-    w.file(RATINGS_CSV, render_ratings_csv(arena))
-    w.file(RATINGS_JSON, render_ratings_json(arena))
-    w.file(WINRATE_JSON, render_winrate_json(arena))
+    boards = arena_boards(arena)
+    nav = [{k: b[k] for k in ("id", "title", "page", "n_battles")} for b in boards] if len(boards) > 1 else []
+    for b in boards:
+        _render_board(w, snap, b, nav, nav_arenas=arenas_nav(snap), current_arena="")
+
+
+def _render_board(w: SiteWriter, snap: Any, board: Mapping[str, Any], nav: list[dict[str, Any]], *,
+                  arena_title: str | None = None, nav_arenas: list[dict[str, Any]] | None = None,
+                  current_arena: str = "") -> None:
+    arena: Arena = board["section"]
+    data = board["data"]
+
+    def at(path: str) -> str:  # a download's path in this board's folder
+        return data + path.removeprefix("data/arena/")
+
+    w.file(at(RATINGS_CSV), render_ratings_csv(arena))
+    w.file(at(RATINGS_JSON), render_ratings_json(arena))
+    w.file(at(WINRATE_JSON), render_winrate_json(arena))
     view = compute_arena_view(arena, snap.models)
     # The Style control view reads the styled sub-object as plain data (builder.render.arena_style).
     styled = {"style": None if arena.style is None else arena.style.model_dump(mode="json"),
@@ -308,15 +391,21 @@ def render_arena(w: SiteWriter) -> None:
         index = spelling_identities(snap.models)
         for r in style["rows"]:
             r["identity"] = identity_for(r["model"], index)
-        w.file(arena_style.STYLE_RATINGS_CSV, arena_style.render_style_ratings_csv(styled))
-        w.file(arena_style.STYLE_RATINGS_JSON, arena_style.render_style_ratings_json(styled))
-        w.file(arena_style.STYLE_JSON, arena_style.render_style_json(styled))
-    w.page("arena/index.html", "arena.html", title="Arena", section="arena",
-           description="Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles.",
+        w.file(at(arena_style.STYLE_RATINGS_CSV), arena_style.render_style_ratings_csv(styled))
+        w.file(at(arena_style.STYLE_RATINGS_JSON), arena_style.render_style_ratings_json(styled))
+        w.file(at(arena_style.STYLE_JSON), arena_style.render_style_json(styled))
+    name = "Arena" if arena_title is None else f"Arena: {arena_title}"
+    title = name if not board["id"] else f"{name}: {board['title']}"
+    description = ("Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles."
+                   if not board["id"] else
+                   f"Arena category board {board['title']}: Bradley-Terry ratings on its {arena.n_battles} battles.")
+    w.page(board["page"] + "index.html", "arena.html", title=title, section="arena",
+           description=description, board=board, boards_nav=nav, page_title=title,
+           arenas_nav=nav_arenas or [], current_arena=current_arena,
            arena=arena, view=view, style=style,
-           ratings_csv=RATINGS_CSV, ratings_json=RATINGS_JSON, winrate_json=WINRATE_JSON,
-           style_ratings_csv=arena_style.STYLE_RATINGS_CSV, style_ratings_json=arena_style.STYLE_RATINGS_JSON,
-           style_json=arena_style.STYLE_JSON)
+           ratings_csv=at(RATINGS_CSV), ratings_json=at(RATINGS_JSON), winrate_json=at(WINRATE_JSON),
+           style_ratings_csv=at(arena_style.STYLE_RATINGS_CSV), style_ratings_json=at(arena_style.STYLE_RATINGS_JSON),
+           style_json=at(arena_style.STYLE_JSON))
 
 
 __all__ = [
@@ -327,6 +416,10 @@ __all__ = [
     "identity_for",
     "nice_ticks",
     "arena_available",
+    "arena_boards",
+    "arenas_nav",
+    "more_arenas_available",
+    "render_more_arenas",
     "render_arena",
     "render_ratings_csv",
     "render_ratings_json",

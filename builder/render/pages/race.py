@@ -14,7 +14,15 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from builder.charts.race import ARENA_JSON, BOARDS_JSON, compute_race_data, dump_race_doc, order_snapshots
+from builder.charts.race import (
+    ARENA_JSON,
+    BOARDS_JSON,
+    arena_race_path,
+    compute_arena_board_races,
+    compute_race_data,
+    dump_race_doc,
+    order_snapshots,
+)
 from builder.render.writer import SiteWriter, Snap
 
 log = logging.getLogger(__name__)
@@ -86,6 +94,11 @@ def render_race_page(
                for b in boards_doc["boards"] if b["frames"]]
     if arena_doc["frames"]:
         choices.append({"id": "arena", "title": arena_doc["title"], "frames": len(arena_doc["frames"])})
+    # each Arena category board is a race of its own, in its own file (loaded when chosen)
+    for doc in compute_arena_board_races(snapshot):
+        w.file(arena_race_path(doc["id"]), dump_race_doc(doc))
+        if doc["frames"]:
+            choices.append({"id": doc["id"], "title": doc["title"], "frames": len(doc["frames"])})
     first = next((b for b in boards_doc["boards"] if b["frames"]), None)
     if first is None and arena_doc["frames"]:
         first = arena_doc
@@ -94,7 +107,7 @@ def render_race_page(
     w.page("race/index.html", "race.html", title="Ranking race", section="race",
            description="How the boards' rankings changed, snapshot by snapshot, as an animated bar-chart race.",
            choices=choices, default=first, frame=frame, has_d3=d3 is not None,
-           boards_json=BOARDS_JSON, arena_json=ARENA_JSON, d3_path=D3_SITE_PATH,
+           boards_json=BOARDS_JSON, arena_json=ARENA_JSON, race_dir="data/race/", d3_path=D3_SITE_PATH,
            backfilled=(demo_from[0], demo_from[-1]) if demo_from else None)
 
 
