@@ -91,9 +91,11 @@ def test_long_tables_are_sortable_with_state_in_the_url(browser, demo):
         page.goto(f"{origin}/{path}", wait_until="load")
         page.wait_for_timeout(30)
         unsorted = page.evaluate(
-            "() => [...document.querySelectorAll('main table')].filter(t => t.tBodies[0] && t.tBodies[0].rows.length > 10"
+            "() => [...document.querySelectorAll('main table')]"
+            ".filter(t => t.tBodies[0] && t.tBodies[0].rows.length > 10"
             " && !t.matches('.heatmap, .sigmatrix, #race-table') && !t.closest('#compare')"
-            " && !(t.classList.contains('sortable') && t.tHead.querySelector('th button'))).map(t => t.id || t.className)")
+            " && !(t.classList.contains('sortable') && t.tHead.querySelector('th button')))"
+            ".map(t => t.id || t.className)")
         assert unsorted == [], (path, unsorted)
         checked += page.evaluate("document.querySelectorAll('main table.sortable').length")
     assert checked > 10
@@ -196,7 +198,10 @@ def test_theme_toggle_survives_a_reload_and_applies_before_paint(browser, demo):
     # record the theme the moment <body> starts, before any deferred script runs
     context.add_init_script("""
         new MutationObserver((_, obs) => {
-            if (document.body) { window.__themeAtBody = document.documentElement.getAttribute('data-theme'); obs.disconnect(); }
+            if (document.body) {
+                window.__themeAtBody = document.documentElement.getAttribute('data-theme');
+                obs.disconnect();
+            }
         }).observe(document, {childList: true, subtree: true});
     """)
     page = context.new_page()
@@ -349,10 +354,12 @@ def real(real_site):
 
 
 def longest_names(site: Path, n: int = 3) -> list[str]:
-    """The model pages of the longest display names on the orchestrator board."""
-    html = (site / "boards" / "orchestrator" / "index.html").read_text()
-    links = re.findall(r'<a class="mname" href="\.\./\.\./models/([^"/]+)/" title="([^"]+)"', html)
-    return [f"models/{slug}/" for slug, _ in sorted(links, key=lambda x: -len(x[1]))[:n]]
+    """The model pages with the longest display names (their <h1>)."""
+    lengths = []
+    for f in (site / "models").glob("*/index.html"):
+        m = re.search(r"<h1>([^<]*)</h1>", f.read_text())
+        lengths.append((-len(m.group(1)) if m else 0, f.parent.name))
+    return [f"models/{slug}/" for _, slug in sorted(lengths)[:n]]
 
 
 def test_no_page_scrolls_sideways_real(browser, real):
@@ -379,7 +386,8 @@ def test_names_take_at_most_two_lines_real(browser, real):
         # front-page cards: a name never runs into its score
         page.goto(f"{origin}/", wait_until="load")
         clashes = page.evaluate("""() => [...document.querySelectorAll('.top li')].filter(li => {
-            const n = li.querySelector('.who').getBoundingClientRect(), s = li.querySelector('.score').getBoundingClientRect();
+            const n = li.querySelector('.who').getBoundingClientRect();
+            const s = li.querySelector('.score').getBoundingClientRect();
             return n.right > s.left - 4;
         }).map(li => li.textContent.trim())""")
         assert clashes == [], (width, clashes)

@@ -86,7 +86,8 @@ def main() -> int:
                 lcp = audits["largest-contentful-paint"]["numericValue"]
                 tbt = audits["total-blocking-time"]["numericValue"]
                 cls = audits["cumulative-layout-shift"]["numericValue"]
-                print(f"{'/' + path:32} {scores[0]:5} {scores[1]:5} {scores[2]:5} {scores[3]:5} {lcp:7.0f} {tbt:7.0f} {cls:6.3f}")
+                cells = " ".join(f"{x:5}" for x in scores)
+                print(f"{'/' + path:32} {cells} {lcp:7.0f} {tbt:7.0f} {cls:6.3f}")
                 for c, s in zip(CATEGORIES, scores, strict=True):
                     if s < args.min:
                         failed = True
