@@ -1,4 +1,4 @@
-"""Benchmark: Lighthouse scores of the built site, served on 127.0.0.1.
+"""Benchmark: Lighthouse scores of the built site, served on 127.0.0.1 with gzip (as GitHub Pages serves it).
 
     python tests/bench/bench_lighthouse.py [--site DIR] [--preset mobile|desktop] [--min 95]
 
@@ -20,11 +20,18 @@ tests/test_layout_browser.py; the README states this benchmark's figures.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import gzip
+import http.server
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -32,10 +39,48 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from conftest import serve_directory  # noqa: E402
+from conftest import QuietServer  # noqa: E402
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --disable-sync"
+
+
+class GzipFiles(http.server.SimpleHTTPRequestHandler):
+    """Static files as GitHub Pages serves them: text compressed with gzip when the browser
+    accepts it (Lighthouse counts transferred bytes, so an uncompressed local server would
+    measure a host nobody deploys to)."""
+
+    TEXT = (".html", ".css", ".js", ".json", ".svg", ".xml", ".csv", ".txt")
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if (path.suffix not in self.TEXT or not path.is_file()
+                or "gzip" not in self.headers.get("Accept-Encoding", "")):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), 6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")
+        self.end_headers()
+        return io.BytesIO(body)
+
+
+@contextlib.contextmanager
+def serve_gzip(root: Path) -> Iterator[str]:
+    server = QuietServer(("127.0.0.1", 0), functools.partial(GzipFiles, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def render_demo(out: Path) -> Path:
@@ -78,7 +123,7 @@ def main() -> int:
         site = args.site or render_demo(Path(tmp) / "site")
         failed = False
         print(f"{'page':32} {'perf':>5} {'a11y':>5} {'bp':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6}")
-        with serve_directory(site) as origin:
+        with serve_gzip(site) as origin:
             for i, path in enumerate(pages(site)):
                 report = run_lighthouse(f"{origin}/{path}", args.preset, Path(tmp) / f"lh{i}.json")
                 scores = [round(100 * (report["categories"][c]["score"] or 0)) for c in CATEGORIES]
