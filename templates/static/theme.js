@@ -17,9 +17,11 @@
   apply(stored());
 
   function label(button, mode) {
+    var name = mode === "auto" ? "Auto" : mode === "light" ? "Light" : "Dark";
     var text = button.querySelector("[data-role=theme-name]");
-    if (text) { text.textContent = mode === "auto" ? "Auto" : mode === "light" ? "Light" : "Dark"; }
-    button.setAttribute("aria-label", "Theme: " + (mode === "auto" ? "automatic, as your system" : mode) +
+    if (text) { text.textContent = name; }
+    /* the accessible name holds the visible word, so speech control can say it */
+    button.setAttribute("aria-label", "Theme: " + name + (mode === "auto" ? " (as your system)" : "") +
                         ". Change theme");
   }
   function wire() {
