@@ -222,6 +222,8 @@
 
   function refresh() {
     drawChosen();
+    var suggest = box.querySelector('[data-role="suggest"]');
+    if (suggest) { suggest.hidden = chosen.length > 0; }
     var holder = box.querySelector('[data-role="tables"]');
     if (chosen.length < index.min) {
       holder.textContent = "";

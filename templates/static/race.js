@@ -75,12 +75,24 @@
     });
   }
 
+  /* The same model keeps its palette index in both themes: Tol's "muted" on light, "light" on dark. */
+  var DARK = ["#FFAABB", "#77AADD", "#EEDD88", "#44BB99", "#99DDFF", "#EE8866", "#BBCC33", "#AAAA00", "#DDDDDD"];
+  function darkTheme() {
+    var forced = document.documentElement.getAttribute("data-theme");
+    if (forced) { return forced === "dark"; }
+    return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  }
+  function themed(hex) {
+    if (!darkTheme()) { return hex; }
+    var i = FALLBACK.indexOf(String(hex).toUpperCase());
+    return i < 0 ? hex : DARK[i];
+  }
   function colour(identity) {
     var known = state.doc && state.doc.colours ? state.doc.colours[identity] : null;
-    if (known) { return known; }
+    if (known) { return themed(known); }
     var h = 0;
     for (var i = 0; i < identity.length; i += 1) { h = (h * 31 + identity.charCodeAt(i)) >>> 0; }
-    return FALLBACK[h % FALLBACK.length];
+    return themed(FALLBACK[h % FALLBACK.length]);
   }
 
   /* ------------------------------------------------------------------ keyframes */
@@ -134,6 +146,12 @@
   var svg = d3.select(el.svg);
   var gAxis = svg.append("g").attr("class", "race-axis");
   var gBars = svg.append("g").attr("class", "race-bars");
+  function repaint() { gBars.selectAll("g.bar rect").attr("fill", function (d) { return colour(d.identity); }); }
+  document.addEventListener("mb-theme", repaint);
+  if (window.matchMedia) {
+    var scheme = window.matchMedia("(prefers-color-scheme: dark)");
+    if (scheme.addEventListener) { scheme.addEventListener("change", repaint); }
+  }
   var bigDate = svg.append("text").attr("class", "race-bigdate").attr("aria-hidden", "true")
     .attr("text-anchor", "end");
 

@@ -1,5 +1,9 @@
-/* ModelBoards tables: sort by any column, search, filters, state kept in the URL query.
-   Optional: every table is plain HTML and readable without this script.
+/* ModelBoards tables: sort by any column, search, filters, state kept in the URL query; a
+   header that stays in view on long tables. Optional: every table is plain HTML and readable
+   without this script (see templates/STYLE.md, "The table pattern").
+   A table of more than ten rows that the template did not make sortable is made so here:
+   columns keyed by their header text, numeric where the cells are (td.num), its state under
+   "t<N>." (N = its place among such tables on the page).
    Query parameters per table (prefix "<data-state>." unless data-state is empty):
      sort=<column key>  dir=asc|desc  q=<search text>  open=1  nopartial=1
      maxtoken=<USD per million tokens>  maxbuild=<USD per build>  (rows with data-token /
@@ -80,6 +84,7 @@
       if (mark) { mark.textContent = dir === "desc" ? " \u25BC" : " \u25B2"; }
       state.sort = key;
       state.dir = dir;
+      table.dispatchEvent(new CustomEvent("mb-sorted"));
       return true;
     }
 
@@ -168,8 +173,112 @@
     applyFilters();
   }
 
+  /* Tables the templates left plain: sortable once they pass ten rows. Matrices (heatmaps,
+     significance tables) and tables drawn by other scripts keep their order. */
+  var MIN_ROWS = 10;
+  function slugText(text) {
+    return text.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "col";
+  }
+  function autoSortable() {
+    var n = 0;
+    Array.prototype.forEach.call(document.querySelectorAll("main table"), function (table) {
+      if (table.classList.contains("sortable") || table.classList.contains("heatmap") ||
+          table.classList.contains("sigmatrix") || table.hasAttribute("data-nosort")) { return; }
+      if (!table.tHead || table.tHead.rows.length !== 1 || !table.tBodies[0]) { return; }
+      var rows = table.tBodies[0].rows, heads = table.tHead.rows[0].cells;
+      if (rows.length <= MIN_ROWS) { return; }
+      for (var r = 0; r < rows.length; r += 1) { if (rows[r].cells.length !== heads.length) { return; } }
+      n += 1;
+      if (!table.id) { table.id = "table-" + n; }
+      table.setAttribute("data-state", "t" + n);
+      var used = {};
+      Array.prototype.forEach.call(heads, function (th, i) {
+        if (th.tagName !== "TH") { return; }
+        var key = slugText(th.textContent);
+        if (used[key]) { key += "-" + i; }
+        used[key] = true;
+        th.setAttribute("data-key", key);
+        var nums = 0, filled = 0;
+        Array.prototype.forEach.call(rows, function (row) {
+          var c = row.cells[i];
+          if (c.textContent.trim() !== "") { filled += 1; if (c.classList.contains("num")) { nums += 1; } }
+        });
+        if (filled && nums * 2 >= filled) { th.setAttribute("data-type", "num"); }
+      });
+      table.classList.add("sortable");
+    });
+  }
+
+  /* The sticky header. A table in a .scroll box (overflow-x: auto) cannot use position: sticky
+     against the page, so a copy of its header (aria-hidden; its buttons forward clicks to the
+     real ones) is fixed to the top of the window while the table's own header is above it,
+     clipped to the box and scrolled sideways with it. Column widths are measured from the
+     real header. Tables shown as lists (narrow screens, display: block) need none. */
+  function stickyHead(table) {
+    var box = table.parentElement;
+    if (!box || !box.classList.contains("scroll") || !table.tHead) { return; }
+    var holder = document.createElement("div");
+    holder.className = "sticky-head";
+    holder.setAttribute("aria-hidden", "true");
+    holder.hidden = true;
+    var inner = document.createElement("div");
+    inner.className = "sticky-head-inner";
+    var clone = document.createElement("table");
+    holder.appendChild(inner);
+    inner.appendChild(clone);
+    document.body.appendChild(holder);
+    var pending = false;
+
+    function build() {
+      clone.className = table.className.replace(/\bsortable\b/, "") + " sticky-clone";
+      clone.textContent = "";
+      var head = table.tHead.cloneNode(true);
+      var real = table.tHead.rows[0].cells, copy = head.rows[0].cells;
+      Array.prototype.forEach.call(copy, function (th, i) {
+        th.removeAttribute("id");
+        var w = real[i].getBoundingClientRect().width + "px";
+        th.style.width = w; th.style.minWidth = w; th.style.maxWidth = w;
+        var b = th.querySelector("button");
+        if (b) {
+          b.tabIndex = -1;
+          b.addEventListener("click", function () {
+            var target = real[i].querySelector("button");
+            if (target) { target.click(); }
+          });
+        }
+      });
+      clone.appendChild(head);
+      clone.style.width = table.getBoundingClientRect().width + "px";
+    }
+    function sync() {
+      pending = false;
+      var listed = window.getComputedStyle(table).display !== "table";
+      var t = table.getBoundingClientRect(), h = table.tHead.getBoundingClientRect();
+      var show = !listed && h.top < 0 && t.bottom > h.height * 2;
+      if (show !== !holder.hidden) {
+        if (show) { build(); }
+        holder.hidden = !show;
+      }
+      if (!show) { return; }
+      var b = box.getBoundingClientRect();
+      holder.style.left = b.left + "px";
+      holder.style.width = box.clientWidth + "px";
+      inner.scrollLeft = box.scrollLeft;
+    }
+    function later() { if (!pending) { pending = true; window.requestAnimationFrame(sync); } }
+    window.addEventListener("scroll", later, { passive: true });
+    window.addEventListener("resize", function () { if (!holder.hidden) { build(); } later(); });
+    box.addEventListener("scroll", later, { passive: true });
+    table.addEventListener("mb-sorted", function () { if (!holder.hidden) { build(); later(); } });
+    later();
+  }
+
   function init() {
+    autoSortable();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable[id]"), setup);
+    Array.prototype.forEach.call(document.querySelectorAll("main table"), function (table) {
+      if (table.tBodies[0] && table.tBodies[0].rows.length > MIN_ROWS) { stickyHead(table); }
+    });
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); }
   else { init(); }

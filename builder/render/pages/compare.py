@@ -129,6 +129,14 @@ def render_compare(w: SiteWriter) -> None:
         "families": {f: fam.title for f, fam in snap.families.items()},
         "arena": {"scale": method.scale, "base": method.base} if method else None,
     }))
-    w.page("compare/index.html", "compare.html", title="Compare models", section="models",
+    # one-click starting points: each board's current top three (ranked rows, board order)
+    suggestions = []
+    for b in snap.boards:
+        top = [r for r in (b.rows or ()) if r.identity and r.rank is not None][:3]
+        if len(top) >= MIN_MODELS:
+            suggestions.append({"id": b.id, "board": b.title or b.id,
+                                "slugs": ",".join(model_slug(r.identity) for r in top),
+                                "names": [idx.names.get(r.identity, r.model) for r in top]})
+    w.page("compare/index.html", "compare.html", title="Compare models", section="compare",
            description="Two to five models side by side: sources, family means, boards, prices and the Arena.",
-           min_models=MIN_MODELS, max_models=MAX_MODELS, models=models)
+           min_models=MIN_MODELS, max_models=MAX_MODELS, models=models, suggestions=suggestions)
