@@ -123,3 +123,13 @@ def test_rendered_pre_rule_board_hides_movement_only_where_ranking_changed(rende
         rows = list(csv.DictReader(f))
     assert {r["movement"] for r in rows} == {""}  # the download agrees with the page
     assert {r["identity"] for r in rows if r["strip"] == "new"} >= set(moved)
+
+
+def test_hidden_movement_cells_say_movement_hidden_to_screen_readers(rendered):
+    out, _, untouched, _ = rendered
+    orch = (out / "boards" / "orchestrator" / "index.html").read_text()
+    spoken = re.findall(r'<td class="num move"[^>]*>.*?<span class="sr">([^<]*)</span>', orch)
+    assert spoken and set(spoken) == {"movement hidden"}, spoken[:5]
+    kept = (out / "boards" / untouched / "index.html").read_text()
+    spoken_kept = re.findall(r'<td class="num move"[^>]*>.*?<span class="sr">([^<]*)</span>', kept)
+    assert spoken_kept and all(re.fullmatch(r"up [123]", s) for s in spoken_kept), spoken_kept[:5]
