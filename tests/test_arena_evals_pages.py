@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import re
+import statistics
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -241,15 +242,22 @@ def test_arena_page_shows_the_rating_changes(built):
     arena = snap["arena"]
     changes = arena["changes"]
     # the saved statistics are those of the saved history (no refit at render time)
-    path = {}
+    path, last_matches = {}, {}
     for sl in sorted(arena["history"], key=lambda s: s["date"]):
         for m in sl["models"]:
             path.setdefault(m["model"], []).append(m["rating"])
+            last_matches[m["model"]] = m["matches"]
     assert {c["model"] for c in changes} == set(path)
     for c in changes:
         vals = path[c["model"]]
         assert (c["initial"], c["final"], c["highest"], c["lowest"], c["slices"]) == (
             vals[0], vals[-1], max(vals), min(vals), len(vals))
+        # volatility: the sample standard deviation of the model's ratings over the slices
+        want_vol = statistics.stdev(vals) if len(vals) > 1 else None
+        assert (c["volatility"] is None) == (want_vol is None)
+        if want_vol is not None:
+            assert c["volatility"] == pytest.approx(want_vol, abs=0.006)
+        assert c["total_matches"] == last_matches[c["model"]] > 0
     table = parse(site / "arena" / "index.html").find("table", id="changes-table")
     assert "sortable" in table.classes()
     rows = {tr.attrs["data-model"]: tr for tr in table.find("tbody").direct("tr")}
@@ -259,6 +267,7 @@ def test_arena_page_shows_the_rating_changes(built):
         by_key = dict(zip(keys, rows[c["model"]].direct("td"), strict=True))
         for k in ("initial", "final", "change", "highest", "lowest", "volatility", "slices"):
             assert same(fkey(by_key[k]), c[k]), (c["model"], k)
+        assert by_key["matches"].text.strip() == str(c["total_matches"])
         assert by_key["change"].text.strip() == f"{c['change']:+.1f}"
         want = "–" if c["volatility"] is None else f"{c['volatility']:.1f}"
         assert by_key["volatility"].text.strip() == want

@@ -9,6 +9,7 @@ import io
 import json
 import math
 import re
+import statistics
 
 import numpy as np
 import pytest
@@ -223,19 +224,72 @@ def test_fit_sample_init_and_top_n(battles_file, tmp_path):
 def test_rating_changes_hand_computed():
     slices = [("2026-01-04", {"a": 1000.0, "b": 990.0}), ("2026-01-11", {"a": 1010.0, "b": math.nan}),
               ("2026-01-18", {"a": 1004.0, "b": 1001.0, "c": 950.0}), ("2026-01-25", {"a": 1020.0, "b": 996.0})]
-    by = {c.model: c for c in compute_rating_changes(reversed(slices))}  # any order: sorted by date
+    matches = {"2026-01-18": {"a": 30, "b": 12, "c": 7}, "2026-01-25": {"a": 41, "b": 20}}
+    by = {c.model: c for c in compute_rating_changes(reversed(slices), matches)}  # any order: sorted by date
     a = by["a"]
     assert (a.initial, a.final, a.highest, a.lowest, a.change, a.slices) == (1000.0, 1020.0, 1020.0, 1000.0, 20.0, 4)
-    # changes +10, -6, +16: mean 20/3; sample variance ((10/3)^2 + (38/3)^2 + (28/3)^2) / 2 = 2328 / 18
-    assert a.volatility == pytest.approx(math.sqrt(2328 / 18))
-    b = by["b"]  # the NaN slice is skipped: changes +11, -5
+    # volatility is the std of the ratings themselves: mean 1008.5, deviations -8.5, 1.5, -4.5, 11.5,
+    # squares 72.25 + 2.25 + 20.25 + 132.25 = 227, sample variance 227 / 3
+    assert a.volatility == pytest.approx(math.sqrt(227 / 3))
+    assert a.volatility == pytest.approx(8.6987, abs=1e-4)
+    assert a.total_matches == 41  # the matches of its last slice
+    b = by["b"]  # the NaN slice is skipped: ratings 990, 1001, 996, mean 2987/3
     assert (b.initial, b.final, b.slices, b.first_date) == (990.0, 996.0, 3, "2026-01-04")
-    assert b.volatility == pytest.approx(math.sqrt(((11 - 3) ** 2 + (-5 - 3) ** 2) / 1))
+    # deviations -17/3, 16/3, 1/3: squares (289 + 256 + 1) / 9, sample variance 546 / 18
+    assert b.volatility == pytest.approx(math.sqrt(546 / 18))
+    assert b.total_matches == 20
     c = by["c"]
-    assert c.volatility is None and c.change == 0 and c.last_date == "2026-01-18"
+    assert c.volatility is None and c.change == 0 and c.last_date == "2026-01-18" and c.total_matches == 7
     order = [x.model for x in compute_rating_changes(slices)]
     assert order == ["a", "b", "c"]  # rated in the newest slice first, by final rating
-    assert compute_volatility([1.0, 2.0]) is None
+    assert compute_rating_changes(slices)[0].total_matches is None  # a history without counts
+    assert compute_volatility([1.0]) is None
+    assert compute_volatility([1.0, 2.0]) == pytest.approx(math.sqrt(0.5))
+
+
+def _hand_battles(path):
+    """Six dated battles in two ISO weeks among a, b, c (Monday 2026-01-05 starts week 2)."""
+    day = 86_400
+    t0 = 1_767_571_200  # 2026-01-05 00:00 UTC, a Monday
+    rows = [("a", "b", "model_a", t0), ("a", "c", "model_a", t0 + day), ("b", "c", "tie", t0 + 2 * day),
+            ("c", "a", "model_a", t0 + 7 * day), ("b", "a", "model_b", t0 + 8 * day),
+            ("b", "c", "model_a", t0 + 9 * day)]
+    path.write_text("".join(json.dumps({"model_a": a, "model_b": b, "winner": w, "tstamp": t}) + "\n"
+                            for a, b, w, t in rows))
+    return path
+
+
+def test_history_output_carries_matches_wins_and_the_seed_statistics(tmp_path):
+    src = _hand_battles(tmp_path / "b.jsonl")
+    out = tmp_path / "h.csv"
+    res = run("arena", "history", "--input", src, "--period", "week", "--output", out)
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert list(rows[0]) == ["date", "model", "rating", "rank", "elo", "lower", "upper", "matches", "wins", "ties"]
+    got = {(r["date"], r["model"]): (int(r["matches"]), int(r["wins"]), int(r["ties"])) for r in rows}
+    # week 1 (to Sunday 2026-01-11): a 2 matches 2 wins; b 2 matches, 0 wins, 1 tie; c 2 matches, 1 tie
+    # week 2 (cumulative, to the last battle 2026-01-14): a 4 matches 3 wins; b 4 matches 1 win 1 tie;
+    # c 4 matches 1 win 1 tie (5 decisive battles: 3 + 1 + 1 wins)
+    for model, want in {"a": (4, 3, 0), "b": (4, 1, 1), "c": (4, 1, 1)}.items():
+        assert got[("2026-01-14", model)] == want, model
+    for model, want in {"a": (2, 2, 0), "b": (2, 0, 1), "c": (2, 0, 1)}.items():
+        if ("2026-01-11", model) in got:  # a model that won everything has no finite rating yet
+            assert got[("2026-01-11", model)] == want, model
+    # the printed table: volatility = std of the model's ratings over the slices, matches = last slice's
+    table = [line.split() for line in res.stdout.splitlines()[2:] if line.strip()]
+    head = res.stdout.splitlines()[1].split()
+    assert head[-2:] == ["slices", "matches"]
+    for line in table:
+        model = line[0]
+        ratings = [float(r["rating"]) for r in rows if r["model"] == model]
+        want = "-" if len(ratings) < 2 else f"{statistics.stdev(ratings):.1f}"
+        assert line[head.index("volatility")] == want
+        assert int(line[-1]) == 4 and int(line[head.index("slices")]) == len(ratings)
+    js = tmp_path / "h.json"
+    assert run("arena", "history", "--input", src, "--output", js).exit_code == 0
+    last = json.loads(js.read_text())[-1]
+    assert {m["model"]: (m["matches"], m["wins"], m["ties"]) for m in last["models"]} == {
+        "a": (4, 3, 0), "b": (4, 1, 1), "c": (4, 1, 1)}
 
 
 def test_history_prints_the_change_table(battles_file):
@@ -244,7 +298,7 @@ def test_history_prints_the_change_table(battles_file):
     lines = res.stdout.splitlines()
     assert lines[0].startswith("Bradley-Terry rating changes over 3 month slices, 2026-01-31 to 2026-03-31")
     assert lines[1].split() == ["model", "first", "initial", "final", "change", "highest", "lowest", "volatility",
-                                "slices"]
+                                "slices", "matches"]
     first = lines[2].split()
     initial, final, change, high, low = map(float, first[2:7])
     assert change == pytest.approx(final - initial, abs=0.11) and low <= min(initial, final) <= high

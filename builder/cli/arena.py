@@ -508,7 +508,9 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
 def history(input_path, period, bootstrap, seed, init_rating, workers, sample, anony_only, dedup, language, min_date,
             max_date, min_turn, memory_limit, temp_dir, threads, top_n, output) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
-    each model's initial, final, highest and lowest rating and its volatility."""
+    each model's initial, final, highest and lowest rating, its volatility (standard deviation
+    of its ratings over the slices) and its total matches. --output rows carry each model's
+    cumulative matches, wins (ties excluded) and ties per slice."""
     import numpy as np
 
     from builder.pairwise.changes import (
@@ -537,7 +539,8 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
         entries = []
         for k in np.flatnonzero(np.isfinite(s.ratings)):
             e = {"date": s.date.isoformat(), "model": hist.models[k], "rating": round(float(s.ratings[k]), 2),
-                 "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2)}
+                 "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2), "matches": int(s.matches[k]),
+                 "wins": int(s.wins[k]), "ties": int(s.ties[k])}
             if s.lower is not None and s.upper is not None:
                 # rounded as the ratings are (and as `arena fit --output` writes its bounds)
                 e["lower"] = round(float(s.lower[k]), 2) if np.isfinite(s.lower[k]) else None
@@ -551,12 +554,14 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
         if out.suffix.lower() == ".json":
             write_atomic(out, lambda f: f.write(json.dumps(slices, indent=1, ensure_ascii=False) + "\n"))
         else:
-            _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
+            _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper", "matches", "wins",
+                                         "ties"])
         click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)
     changes = changes_from_history_section(slices)
     first, last = (slices[0]["date"], slices[-1]["date"]) if slices else ("-", "-")
     click.echo(f"Bradley-Terry rating changes over {len(slices)} {period} slices, {first} to {last} "
-               "(volatility: standard deviation of the changes between slices)")
+               "(volatility: standard deviation of the model's ratings over the slices; matches: its battles up to "
+               "the last slice)")
     click.echo(render_changes_table(changes, top_n), nl=False)
 
 

@@ -506,6 +506,10 @@ class ArenaSliceModel(SnapshotModel):
     elo: float | None = Field(description="Online Elo at the slice's date.")
     lower: float | None = Field(description="Lower bound (null without history bootstrap).")
     upper: float | None = Field(description="Upper bound (null without history bootstrap).")
+    matches: int | None = Field(default=None, ge=0,
+                                description="Battles of the spelling up to the slice's date (null in older snapshots).")
+    wins: int | None = Field(default=None, ge=0, description="Decisive wins up to the date, ties excluded.")
+    ties: int | None = Field(default=None, ge=0, description="Ties of either kind up to the date.")
 
 
 class ArenaSlice(SnapshotModel):
@@ -606,9 +610,11 @@ class ArenaChange(SnapshotModel):
     highest: float = Field(description="Highest rating over the slices.")
     lowest: float = Field(description="Lowest rating over the slices.")
     volatility: float | None = Field(
-        description="Sample standard deviation of the changes between successive rated slices; null with fewer "
-        "than two changes."
+        description="Sample standard deviation of the spelling's ratings over its rated slices; null with fewer "
+        "than two slices."
     )
+    total_matches: int | None = Field(
+        default=None, ge=0, description="Battles of the spelling up to its last rated slice (null in older snapshots).")
 
 
 class Arena(SnapshotModel):
