@@ -337,3 +337,40 @@ def test_demo_elo_is_the_compiled_online_elo():
     compiled = fit_online_elo(sim.to_battles(), k=4.0, init=1200.0)
     fast = compute_demo_elo(sim, k=4.0, init=1200.0)
     assert fast == {m: float(r) for m, r in zip(sim.models, compiled.ratings, strict=True)}  # bit for bit
+
+
+# --------------------------------------------------------------------------- fit --output, loader summary
+
+
+def test_fit_output_writes_the_file_and_prints_the_table(battles_file, tmp_path):
+    out = tmp_path / "f.csv"
+    res = run("arena", "fit", "--input", battles_file, "--output", out)
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert len(rows) == 8
+    printed = run("arena", "fit", "--input", battles_file)
+    assert res.stdout == printed.stdout  # the same leaderboard, with or without --output
+    assert res.stdout.rstrip().splitlines()[-1].startswith("8 models · ratings")
+    assert [r["model"] for r in rows] == [line.split()[2] for line in res.stdout.splitlines()[1:9]]
+    assert f"{out}: 8 models" in res.stderr
+
+
+def test_loader_prints_outcome_distribution_and_top_models(tmp_path):
+    src = tmp_path / "b.jsonl"
+    # 12 models: m00 plays in every battle; 20 battles: 9 model_a, 6 model_b, 4 tie, 1 tie (bothbad)
+    winners = ["model_a"] * 9 + ["model_b"] * 6 + ["tie"] * 4 + ["tie (bothbad)"]
+    rows = [{"model_a": "m00", "model_b": f"m{1 + k % 11:02d}", "winner": w, "tstamp": 1_767_571_200 + k}
+            for k, w in enumerate(winners)]
+    rows.append({"model_a": "m00", "model_b": "m00", "winner": "tie"})  # a bad row: not counted
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = run("arena", "fit", "--input", src, "--method", "elo")
+    assert res.exit_code == 0, res.output
+    err = res.stderr.splitlines()
+    start = err.index("outcome distribution (20 battles):")
+    assert [line.split() for line in err[start + 1:start + 5]] == [
+        ["model_a", "9", "45.0%"], ["model_b", "6", "30.0%"], ["tie", "4", "20.0%"], ["tie", "(bothbad)", "1", "5.0%"]]
+    assert err[start + 5] == "models with the most appearances (10 of 12):"
+    top = [line.split() for line in err[start + 6:start + 16]]
+    # m00 20; m01..m09 two each (battles k and k + 11), m10 and m11 one each: ties by name
+    assert top == [["m00", "20"]] + [[f"m{k:02d}", "2"] for k in range(1, 10)]
+    assert len(err) == start + 16 or not err[start + 16].startswith("  ")

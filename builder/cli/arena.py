@@ -181,6 +181,16 @@ def _report_line(report, models) -> str:
             f"bad rows: {bad}; removed: {removed}")
 
 
+def _echo_scan(scan) -> None:
+    """On stderr: the report line, then what the kept battles hold (outcome distribution and
+    the ten models that appear most)."""
+    from builder.pairwise.summary import render_battle_summary
+
+    click.echo(_report_line(scan.report, scan.models), err=True)
+    for line in render_battle_summary(scan.summary()):
+        click.echo(line, err=True)
+
+
 def _read_for_fit(input_path, filters, settings, method: str, sample: int | None, seed: int):
     """What the fit needs from the battles file, through the DuckDB reader: Bradley-Terry
     without a sample needs only the pair counts (one GROUP BY); online Elo and ``--sample``
@@ -189,7 +199,7 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 
     counts_only = method == "bt" and sample is None
     with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        _echo_scan(scan)
         if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
@@ -205,7 +215,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet")
     with scan_battles(input_path, filters, settings, features=style_feature_specs(features)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        _echo_scan(scan)
         battles = scan.battles()
         styles = style_columns(scan, features)
     rows = _sample_rows(len(battles), sample, seed)
@@ -340,12 +350,12 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 @_reader_options
 @_board_options(top_n_default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Write rows to F.json or F.csv (default: print).")
+              help="Also write the rows to F.json or F.csv (the leaderboard is printed either way).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
         threads, top_n, fmt, output) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
-    battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
+    battles, wins, ties, win_rate. Prints the leaderboard; --output also writes the rows. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
     upper, mean, std}], "method": {...}}."""
     from builder.pairwise.arena import TABLE_COLUMNS
@@ -375,7 +385,6 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
     if output:
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models", err=True)
-        return
     board = _board_from_rows(rows, str(input_path))
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
 
@@ -405,7 +414,6 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
         else:
             _write_rows(path, out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models, {len(style)} style coefficients", err=True)
-        return
     board = _board_from_rows(table.rows, str(input_path))
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
     say = (lambda text: click.echo(text, err=True)) if fmt == "csv" else click.echo  # keep stdout pure CSV
@@ -525,7 +533,7 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
         raise UserError(f"{out}: output must end in .json or .csv")
     filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn)
     with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
-        click.echo(_report_line(scan.report, scan.models), err=True)
+        _echo_scan(scan)
         # Without a sample the slices come from one grouped query over time buckets; the
         # battle sequence is still read for online Elo.
         periods = scan.period_counts(period) if sample is None else None

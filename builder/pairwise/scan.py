@@ -71,6 +71,7 @@ from builder.pairwise.battles import (
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
+from builder.pairwise.summary import BattleSummary, compute_battle_summary
 
 if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
     import pyarrow as pa
@@ -771,6 +772,11 @@ class BattleScan:
 
     def _q(self, sql: str, params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
         return _run(self._con, self.path, sql, params)
+
+    def summary(self) -> BattleSummary:
+        """The kept battles' outcome distribution and model appearances (from the grouped scan)."""
+        ca, cb, o, n = self._pair_groups
+        return compute_battle_summary(self.models, ca, cb, o, n)
 
     def _fetch(self, sql: str, how: str) -> Any:
         return _fetch(self._con, self.path, sql, how)
