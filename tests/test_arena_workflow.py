@@ -65,6 +65,62 @@ def test_bare_arena_is_the_offline_pipeline(monkeypatch):
         lower, rating, upper, truth = float(r[4]), float(r[3]), float(r[5]), float(r[7])
         assert lower <= rating <= upper and abs(rating - truth) < 40
 
+    # pairs drawn uniformly, as the seed's simulator does: both methods recover the true order
+    assert "pairs drawn uniformly" in out
+    assert "true order recovered: Bradley-Terry 8 of 8 positions, online Elo 8 of 8" in out
+    assert [float(r[6]) for r in rows] == sorted((float(r[6]) for r in rows), reverse=True)
+
+
+def test_pipeline_zipf_option_gives_popularity():
+    res = run("arena", "pipeline", "--zipf", 1, "--bootstrap", 0)
+    assert res.exit_code == 0, res.output
+    assert "Zipf popularity (exponent 1)" in res.output
+    rows = [line.split() for line in res.output.splitlines() if re.match(r"^\s+\d+\s+\d+\s+\S", line)]
+    battles = [int(r[-2]) for r in rows]
+    assert max(battles) > 2 * min(battles)  # popular models play far more often
+    uniform = run("arena", "pipeline", "--bootstrap", 0).output
+    rows = [line.split() for line in uniform.splitlines() if re.match(r"^\s+\d+\s+\d+\s+\S", line)]
+    battles = [int(r[-2]) for r in rows]
+    assert sum(battles) == 2 * 5000 and max(battles) < 1.2 * min(battles)
+    assert run("arena", "pipeline", "--zipf", -1).exit_code == 2
+
+
+def _elo_step(ra, rb, score_a, k=4.0):
+    e_a = 1 / (1 + 10 ** ((rb - ra) / 400))
+    return ra + k * (score_a - e_a), rb + k * ((1 - score_a) - (1 - e_a))
+
+
+def test_pipeline_walks_the_first_battles_and_lists_win_probabilities():
+    out = run("arena", "pipeline", "--trace", 4, "--bootstrap", 0).output
+    lines = out.splitlines()
+    start = lines.index("the first 4 battles, online Elo k=4 step by step:")
+    trace = lines[start + 1:start + 13]
+    ratings: dict[str, float] = {}
+    for q in range(4):
+        m = re.fullmatch(r"battle (\d): (\S+) vs (\S+) -> (.+)", trace[3 * q])
+        assert m and int(m.group(1)) == q + 1
+        a, b, result = m.group(2), m.group(3), m.group(4)
+        score = 1.0 if result == f"{a} wins" else 0.0 if result == f"{b} wins" else 0.5
+        ra, rb = ratings.get(a, 1000.0), ratings.get(b, 1000.0)
+        na, nb = _elo_step(ra, rb, score)
+        assert trace[3 * q + 1] == f"  {a}: {ra:.1f} -> {na:.1f} ({na - ra:+.1f})"
+        assert trace[3 * q + 2] == f"  {b}: {rb:.1f} -> {nb:.1f} ({nb - rb:+.1f})"
+        ratings[a], ratings[b] = na, nb
+    # the first battle starts both sides at 1000: E = 1/2, so a win moves each by k/2 = 2
+    assert trace[1].endswith("(+2.0)") or trace[1].endswith("(-2.0)") or trace[1].endswith("(+0.0)")
+    rows = [line.split() for line in lines if re.match(r"^\s+\d+\s+\d+\s+\S", line)]
+    rating = {r[2]: float(r[3]) for r in rows}
+    head = lines.index("predicted win probabilities from the Bradley-Terry ratings (A vs B: A wins - B wins):")
+    probs = lines[head + 1:]
+    assert len(probs) == 8 * 7 // 2
+    for line in probs:
+        m = re.fullmatch(r"  (\S+) vs (\S+): ([\d.]+)% - ([\d.]+)%", line)
+        assert m, line
+        p = 1 / (1 + 10 ** ((rating[m.group(2)] - rating[m.group(1)]) / 400))
+        assert float(m.group(3)) == pytest.approx(100 * p, abs=0.1)  # printed ratings are rounded to 0.1
+        assert float(m.group(3)) + float(m.group(4)) == pytest.approx(100, abs=0.05)
+    assert "step by step" not in run("arena", "pipeline", "--trace", 0, "--bootstrap", 0).output
+
 
 def test_pipeline_options_and_csv(tmp_path):
     out = tmp_path / "sim.jsonl"

@@ -459,14 +459,23 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 @_init_option
 @click.option("--anchor", default=None, help="MODEL=RATING: shift the Bradley-Terry ratings so this model has it.")
 @_board_options()
+@click.option("--zipf", "zipf_exponent", type=click.FloatRange(0), default=0.0, show_default=True,
+              help="Popularity exponent: 0 draws every pair uniformly; 1 gives Zipf popularity as on a real arena.")
+@click.option("--trace", "trace_n", type=click.IntRange(0), default=5, show_default=True,
+              help="Battles walked one by one with each online Elo update (0: none).")
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the battles (.jsonl).")
-def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output) -> None:
-    """Offline demo: simulate battles, fit Bradley-Terry (with bootstrap intervals) and online
-    Elo, print the leaderboard beside the true skills. No files, keys or network."""
+def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, zipf_exponent,
+             trace_n, output) -> None:
+    """Offline demo: simulate battles, walk the first few with each online Elo update, fit
+    Bradley-Terry (with bootstrap intervals) and online Elo, print the leaderboard beside the
+    true skills and every pair's predicted win probability. No files, keys or network."""
     from builder.pairwise.demo import (
+        compute_elo_trace,
+        compute_win_probabilities,
         describe_skills,
         parse_models_option,
         recovery_line,
+        render_elo_trace,
         run_arena_pipeline,
         skills_for,
     )
@@ -476,19 +485,31 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
         raise UserError(f"{output}: output must end in .jsonl")
     skills = skills_for(parse_models_option(models_opt), centre=init_rating, seed=seed)
     result = run_arena_pipeline(skills, n_battles=n_battles, seed=seed, tie_prob=tie_prob, bootstrap=bootstrap,
-                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor))
+                                init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor),
+                                zipf_exponent=zipf_exponent)
     prose = fmt == "csv"  # keep stdout pure CSV: the prose goes to stderr
     say = (lambda text: click.echo(text, err=True)) if prose else click.echo
+    pairs = "pairs drawn uniformly" if zipf_exponent == 0 else f"Zipf popularity (exponent {zipf_exponent:g})"
     say(f"Arena pipeline (offline): {n_battles} simulated battles among {len(skills)} models, "
-        f"ties {tie_prob:.0%}, seed {seed}")
+        f"{pairs}, ties {tie_prob:.0%}, seed {seed}")
     say("true skills (Arena scale) the battles were drawn from:")
     for line in describe_skills(skills):
         say(line)
+    steps = compute_elo_trace(result.simulated, trace_n, k=elo_k, init=init_rating)
+    if steps:
+        say(f"\nthe first {len(steps)} battles, online Elo k={elo_k:g} step by step:")
+        for line in render_elo_trace(steps):
+            say(line)
     intervals = f"95% intervals from {bootstrap} bootstrap rounds" if bootstrap else "no intervals (--bootstrap 0)"
     say(f"\nBradley-Terry maximum likelihood ({intervals}), online Elo k={elo_k:g} from {init_rating:g}; "
         "'truth' is the latent skill")
     click.echo(render_leaderboard(result.board, top_n=top_n, fmt=fmt), nl=False)
     say(recovery_line(result))
+    shown = {r.model: r.rating for r in result.board.rows[:top_n] if r.component == 0}
+    if len(shown) > 1:
+        say("\npredicted win probabilities from the Bradley-Terry ratings (A vs B: A wins - B wins):")
+        for a, b, p in compute_win_probabilities(shown):
+            say(f"  {a} vs {b}: {p:.1%} - {1 - p:.1%}")
     if output:
         def w(f):
             for row in result.simulated.rows():
