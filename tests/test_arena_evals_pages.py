@@ -165,12 +165,26 @@ def hostile(built, tmp_path_factory) -> tuple[dict, Path]:
             p["model_b"] = EVIL if p["model_b"] == old_id else p["model_b"]
     clar = next(x for x in s["evals"]["suites"] if x.get("clarify"))
     clar["clarify"]["models"][EVIL] = dict(next(iter(clar["clarify"]["models"].values())))
+    clar["clarify"]["models"][EVIL]["tkqr_above_one"] = 2  # records with more hits than key questions
+    clar["clarify"]["overall"]["tkqr_above_one"] = 2
     out = tmp_path_factory.mktemp("hostile-site")
     render_site(validate_snapshot(s), [], cfg, ROOT, out, now=NOW, base_url="https://example.org/mb/")
     return s, out
 
 
 # --------------------------------------------------------------------------- pages and menu
+
+
+def test_clarify_records_above_one_are_flagged_on_the_suite_page(built, hostile):
+    snap, site, _ = built
+    clar = next(x for x in snap["evals"]["suites"] if x.get("clarify"))
+    page = f"evals/{clar['id']}/index.html"
+    assert clar["clarify"]["overall"]["tkqr_above_one"] == 0
+    assert 'id="clarify-flag"' not in (site / page).read_text()
+    _, out = hostile
+    flag = parse(out / page).find("p", id="clarify-flag")
+    assert flag is not None and "2 records count more hits than key questions" in flag.text
+    assert "TKQR is above 1" in flag.text and ": 2." in flag.text
 
 
 def test_pages_exist_in_the_sitemap_and_menu(built):
@@ -450,7 +464,7 @@ def test_eval_downloads_round_trip(built):
             assert doc["clarify"] == {"overall": report(suite["clarify"]["overall"]),
                                       "models": {m: report(x) for m, x in suite["clarify"]["models"].items()}}
             assert list(doc["clarify"]["overall"]) == ["num_tasks", "num_files", "TKQR", "ORA", "avg_turns",
-                                                       "avg_diff"]
+                                                       "avg_diff", "tkqr_above_one"]
         shown = suite["boards"][suite["metric"]]
         assert (site / "data" / "evals" / f"{sid}.md").read_text(encoding="utf-8") == shown["markdown"]
         rows = list(csv.DictReader(io.StringIO((site / "data" / "evals" / f"{sid}.csv").read_text(encoding="utf-8"))))

@@ -685,6 +685,8 @@ class ClarifySummary(SnapshotModel):
     ora: float = Field(description="Mean outcome-relevant accuracy (ORA), 0..1.")
     avg_turns: float = Field(description="Mean question rounds.")
     avg_diff: float = Field(description="Mean question rounds minus key questions.")
+    tkqr_above_one: int = Field(
+        default=0, ge=0, description="Records with more hits than key questions (TKQR above 1, averaged as computed).")
 
 
 class ClarifyResults(SnapshotModel):
