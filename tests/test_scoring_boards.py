@@ -3,6 +3,8 @@ and the whole scoring stage on a synthetic world (movement, stale, as of, source
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from datetime import UTC, date, datetime
 
@@ -359,6 +361,19 @@ def test_home_computer_picks(snap):
     assert picks == {"rtx-3090": ["open-model"], "strix-halo": ["open-model"], "mac-studio": ["big-open", "open-model"]}
     mac = snap["machines"][2]["rows"]
     assert mac[0]["memory_est_gb"] == 125.0 and mac[0]["params_b"] == 200 and [r["rank"] for r in mac] == [1, 2]
+
+
+def test_single_evaluator_models_that_fit_are_in_each_machines_new_strip():
+    w = world()
+    # "solo" (one evaluator) becomes an open-weight 12B model: 12 * 0.5 * 1.25 = 7.5 GB fits all three machines
+    w = dataclasses.replace(w, models=(*w.models, ModelInfo("arena-catalog", "solo", licence="MIT", identity="solo"),
+                                       ModelInfo("metadata", "solo", params_b=12, identity="solo")))
+    got = compute_snapshot(w, CFG, NOW, None).model_dump(mode="json")
+    for m in got["machines"]:
+        assert "solo" not in [r["identity"] for r in m["rows"]], m["id"]  # never ranked among the picks
+        assert [(r["identity"], r["rank"], r["movement"], r["memory_est_gb"]) for r in m["new"]] == [
+            ("solo", None, None, 7.5)], m["id"]
+    assert [r["identity"] for r in got["machines"][0]["rows"]] == ["open-model"]
 
 
 def test_stacks(snap):

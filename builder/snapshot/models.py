@@ -321,6 +321,9 @@ class Machine(SnapshotModel):
     name: str = Field(description="Display name, e.g. 'RTX 3090'.")
     memory_gb: float = Field(gt=0, description="Memory available to the model, GB.")
     rows: tuple[MachineRow, ...] = Field(description="Models that fit, non-partial first, then by R.")
+    new: tuple[MachineRow, ...] = Field(
+        default=(), description="The New strip: models that fit but have a score from one evaluator only; "
+        "unranked (rank and movement null), non-partial first, then by R (empty in older snapshots).")
 
 
 class BestStackEntry(SnapshotModel):
@@ -1023,6 +1026,10 @@ def _machine_problems(path: str, machine: Machine, known: Mapping[str, ModelFact
             expected = before.rank if key == (before.partial, -before.r) else j + 1
         if row.rank != expected:
             yield f"{path}.rows[{j}].rank", f"rank {row.rank!r} disagrees with the rows (expected {expected})"
+    for j, row in enumerate(machine.new):
+        yield from _known(f"{path}.new[{j}].identity", row.identity, known)
+        if row.rank is not None:
+            yield f"{path}.new[{j}].rank", "a row of the new strip has no rank"
 
 
 def _stack_problems(stacks: Stacks, boards: Sequence[Board], known: Mapping[str, ModelFacts]) -> Iterator[Problem]:
