@@ -4,7 +4,6 @@ and the whole scoring stage on a synthetic world (movement, stale, as of, source
 from __future__ import annotations
 
 import dataclasses
-
 import json
 from datetime import UTC, date, datetime
 
