@@ -48,10 +48,16 @@ class IdentityRow:
     aliases: tuple[str, ...]
 
 
-def _price_key(snap: Snapshot, identity: str, source: str) -> str | None:
-    entries = [p for p in snap.prices.token if p.identity == identity and p.source == source]
-    entries.sort(key=lambda p: not p.used)  # stable: the chosen entry, then input order
-    return entries[0].key if entries else None
+def _price_keys(snap: Snapshot) -> dict[tuple[str, str], str]:
+    """(identity, source) -> the price key of its chosen token-price entry, else its first one,
+    in one pass over the token prices."""
+    first: dict[tuple[str, str], str] = {}
+    chosen: dict[tuple[str, str], str] = {}
+    for p in snap.prices.token:
+        first.setdefault((p.identity, p.source), p.key)
+        if p.used:
+            chosen.setdefault((p.identity, p.source), p.key)
+    return first | chosen
 
 
 def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
@@ -73,15 +79,14 @@ def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
     spellings: dict[str, set[str]] = {}
     for identity, _, spelling in pairs:
         spellings.setdefault(identity, set()).add(spelling)
-    keys: dict[str, tuple[str | None, str | None]] = {}
+    price_keys = _price_keys(snap)
     rows = []
     for identity, source, spelling in sorted(pairs):
-        if identity not in keys:
-            keys[identity] = (_price_key(snap, identity, "openrouter"), _price_key(snap, identity, "litellm"))
+        keys = (price_keys.get((identity, "openrouter")), price_keys.get((identity, "litellm")))
         facts = snap.models.get(identity)
         known_spellings = (set(facts.spellings) if facts is not None else set()) | spellings[identity]
         aliases = tuple(sorted(known_spellings - {spelling}))
-        rows.append(IdentityRow(identity, source, spelling, keys[identity][0], keys[identity][1], aliases))
+        rows.append(IdentityRow(identity, source, spelling, keys[0], keys[1], aliases))
     return rows
 
 
