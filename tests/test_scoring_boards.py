@@ -426,3 +426,18 @@ def test_movement_against_previous(typed, snap):
     assert moved["claude-opus-9"] == len(rows) - 1 and moved["mid-model"] == "new"
     other = compute_snapshot(world(), CFG, NOW, validate_snapshot({**prev, "method_id": "boards-zfit-v1-000000000000"}))
     assert {r.movement for b in other.boards for r in b.rows} == {None} and other.previous_date is None
+
+
+def test_demo_single_evaluator_pick_is_in_the_rtx_3090_new_strip():
+    """The shipped demo: gemma-4-12b (12B, 12 * 0.5 * 1.25 = 7.5 GB, within 80% of 24 GB) has one
+    evaluator, so it is in the RTX 3090's New strip rather than silently dropped."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    snap = json.loads((root / "snapshots" / "2026-11-29.json").read_text(encoding="utf-8"))
+    rtx = next(m for m in snap["machines"] if m["id"] == "rtx-3090")
+    new = {r["identity"]: r for r in rtx["new"]}
+    assert "gemma-4-12b" in new and "gemma-4-12b" not in {r["identity"] for r in rtx["rows"]}
+    gemma = new["gemma-4-12b"]
+    assert gemma["rank"] is None and gemma["params_b"] == 12 and gemma["memory_est_gb"] == 7.5
+    assert len(gemma["evaluators"]) == 1
