@@ -382,8 +382,8 @@ class ArenaConfig(Strict):
     "Bootstrap rounds per history slice (0: point ratings only) for the CI bands of the charts."
     min_pair_battles: int = 50
     "Pairs with fewer battles are left out of the win-rate MAE."
-    top_heatmap: int = 20
-    "Models shown in the predicted win-rate heatmap."
+    top_heatmap: int = Field(default=30, ge=2)
+    "Models in the win-rate heatmaps and ``winrate.json``: the top N of the main component by rating."
     default_view: Literal["plain", "style"] = "plain"
     "The Arena page's default view: plain Bradley-Terry, or style-controlled (when the battles carry conv_metadata)."
     style_control: bool = True

@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import re
+import statistics
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -164,12 +165,26 @@ def hostile(built, tmp_path_factory) -> tuple[dict, Path]:
             p["model_b"] = EVIL if p["model_b"] == old_id else p["model_b"]
     clar = next(x for x in s["evals"]["suites"] if x.get("clarify"))
     clar["clarify"]["models"][EVIL] = dict(next(iter(clar["clarify"]["models"].values())))
+    clar["clarify"]["models"][EVIL]["tkqr_above_one"] = 2  # records with more hits than key questions
+    clar["clarify"]["overall"]["tkqr_above_one"] = 2
     out = tmp_path_factory.mktemp("hostile-site")
     render_site(validate_snapshot(s), [], cfg, ROOT, out, now=NOW, base_url="https://example.org/mb/")
     return s, out
 
 
 # --------------------------------------------------------------------------- pages and menu
+
+
+def test_clarify_records_above_one_are_flagged_on_the_suite_page(built, hostile):
+    snap, site, _ = built
+    clar = next(x for x in snap["evals"]["suites"] if x.get("clarify"))
+    page = f"evals/{clar['id']}/index.html"
+    assert clar["clarify"]["overall"]["tkqr_above_one"] == 0
+    assert 'id="clarify-flag"' not in (site / page).read_text()
+    _, out = hostile
+    flag = parse(out / page).find("p", id="clarify-flag")
+    assert flag is not None and "2 records count more hits than key questions" in flag.text
+    assert "TKQR is above 1" in flag.text and ": 2." in flag.text
 
 
 def test_pages_exist_in_the_sitemap_and_menu(built):
@@ -241,15 +256,22 @@ def test_arena_page_shows_the_rating_changes(built):
     arena = snap["arena"]
     changes = arena["changes"]
     # the saved statistics are those of the saved history (no refit at render time)
-    path = {}
+    path, last_matches = {}, {}
     for sl in sorted(arena["history"], key=lambda s: s["date"]):
         for m in sl["models"]:
             path.setdefault(m["model"], []).append(m["rating"])
+            last_matches[m["model"]] = m["matches"]
     assert {c["model"] for c in changes} == set(path)
     for c in changes:
         vals = path[c["model"]]
         assert (c["initial"], c["final"], c["highest"], c["lowest"], c["slices"]) == (
             vals[0], vals[-1], max(vals), min(vals), len(vals))
+        # volatility: the sample standard deviation of the model's ratings over the slices
+        want_vol = statistics.stdev(vals) if len(vals) > 1 else None
+        assert (c["volatility"] is None) == (want_vol is None)
+        if want_vol is not None:
+            assert c["volatility"] == pytest.approx(want_vol, abs=0.006)
+        assert c["total_matches"] == last_matches[c["model"]] > 0
     table = parse(site / "arena" / "index.html").find("table", id="changes-table")
     assert "sortable" in table.classes()
     rows = {tr.attrs["data-model"]: tr for tr in table.find("tbody").direct("tr")}
@@ -259,6 +281,7 @@ def test_arena_page_shows_the_rating_changes(built):
         by_key = dict(zip(keys, rows[c["model"]].direct("td"), strict=True))
         for k in ("initial", "final", "change", "highest", "lowest", "volatility", "slices"):
             assert same(fkey(by_key[k]), c[k]), (c["model"], k)
+        assert by_key["matches"].text.strip() == str(c["total_matches"])
         assert by_key["change"].text.strip() == f"{c['change']:+.1f}"
         want = "–" if c["volatility"] is None else f"{c['volatility']:.1f}"
         assert by_key["volatility"].text.strip() == want
@@ -441,7 +464,7 @@ def test_eval_downloads_round_trip(built):
             assert doc["clarify"] == {"overall": report(suite["clarify"]["overall"]),
                                       "models": {m: report(x) for m, x in suite["clarify"]["models"].items()}}
             assert list(doc["clarify"]["overall"]) == ["num_tasks", "num_files", "TKQR", "ORA", "avg_turns",
-                                                       "avg_diff"]
+                                                       "avg_diff", "tkqr_above_one"]
         shown = suite["boards"][suite["metric"]]
         assert (site / "data" / "evals" / f"{sid}.md").read_text(encoding="utf-8") == shown["markdown"]
         rows = list(csv.DictReader(io.StringIO((site / "data" / "evals" / f"{sid}.csv").read_text(encoding="utf-8"))))

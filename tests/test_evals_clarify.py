@@ -219,13 +219,57 @@ def test_missing_path_bad_json_and_bad_record_name_file_and_line(tmp_path):
     bad.write_text('{"turns": 1}\n\n{"turns": 0, "key_question_num": 1}\n', encoding="utf-8")
     with pytest.raises(UserError, match=r"r\.jsonl: line 3: unusable record .*\"turns\": 0"):
         read_clarify_scores([bad])
-    bad.write_text('{"turns": 3, "key_question_num": 1, "hit_dict": {"0": 1, "1": 1}}\n', encoding="utf-8")
-    with pytest.raises(UserError, match=r"r\.jsonl: line 1: TKQR .* outside \[0, 1\]"):
+    bad.write_text('{"turns": 3, "key_question_num": 1, "hit_dict": {"0": -1, "1": 0}}\n', encoding="utf-8")
+    with pytest.raises(UserError, match=r"r\.jsonl: line 1: TKQR .* negative or not finite"):
         read_clarify_scores([bad])
 
 
-def test_duplicate_task_in_one_model_is_rejected(tmp_path):
-    write_jsonl(tmp_path / "m" / "r.jsonl", [{"task_id": "x", "turns": 1}, {"task_id": "x", "turns": 1}])
-    runs = clarify_eval_runs(read_clarify_scores([tmp_path]))
-    with pytest.raises(UserError, match=r"r\.jsonl: line 2: duplicate record .*first at .*r\.jsonl: line 1"):
-        compute_eval_reports(runs)
+def _repeated_runs(root: Path) -> None:
+    """Two repeated runs of one model on the same two tasks, in one run directory."""
+    write_jsonl(root / "m" / "seed1.jsonl", [
+        {"task_id": "t1", "key_question_num": 2, "turns": 3, "hit_dict": {"0": 1, "1": 1}},  # tkqr 1, ora 1
+        {"task_id": "t2", "key_question_num": 1, "turns": 2, "hit_dict": {"0": 0}},  # tkqr 0, ora 1
+    ])
+    write_jsonl(root / "m" / "seed2.jsonl", [
+        {"task_id": "t1", "key_question_num": 2, "turns": 2, "hit_dict": {"0": 1}},  # tkqr 1 / (1 + L3)
+        {"task_id": "t2", "key_question_num": 1, "turns": 2, "hit_dict": {"0": 1}},  # tkqr 1, ora 1
+    ])
+
+
+def test_repeated_runs_are_averaged_not_refused(tmp_path):
+    _repeated_runs(tmp_path)
+    scores = read_clarify_scores([tmp_path])
+    assert [(s.model, s.task_id) for s in scores] == [("m", "t1"), ("m", "t2")] * 2
+    summ = compute_clarify_summary(scores)
+    # by hand: t1 run 2 hits [1, 0] against K = 2: DCG 1, IDCG 1 + 1/log2(3); 1 round for K = 2:
+    # ORA exp(-1 / (2 (0.85)^2)); turns 2, 1, 1, 1; diffs 0, 0, -1, 0
+    t1b = 1 / (1 + L3)
+    ora_short = math.exp(-1 / (2 * 0.85**2))
+    assert summ.num_tasks == 4 and summ.num_files == 2 and summ.tkqr_above_one == 0
+    assert summ.tkqr == pytest.approx((1 + 0 + t1b + 1) / 4, abs=1e-12)
+    assert summ.ora == pytest.approx((1 + 1 + ora_short + 1) / 4, abs=1e-12)
+    assert summ.avg_turns == pytest.approx(1.25) and summ.avg_diff == pytest.approx(-0.25)
+    runs = clarify_eval_runs(scores)
+    assert len(runs) == 4  # one tkqr and one ora per model and task
+    by = {(r.task_id, r.metric_name): r for r in runs}
+    assert by[("t1", "tkqr")].score == pytest.approx((1 + t1b) / 2)
+    assert by[("t2", "tkqr")].score == pytest.approx(0.5)
+    assert by[("t1", "ora")].score == pytest.approx((1 + ora_short) / 2)
+    assert "mean of 2 runs" in by[("t1", "tkqr")].origin
+    tk = {r.metric: r for r in compute_eval_reports(runs, b=20, seed=1)}["tkqr"].rows[0]
+    assert tk.mean_score == pytest.approx(((1 + t1b) / 2 + 0.5) / 2) and tk.tasks_completed == 2
+
+
+def test_more_hits_than_key_questions_is_computed_and_flagged(tmp_path):
+    write_jsonl(tmp_path / "m" / "r.jsonl", [
+        {"task_id": "a", "key_question_num": 1, "turns": 3, "hit_dict": {"0": 1, "1": 1}},  # 1 + L3 > 1
+        {"task_id": "b", "key_question_num": 1, "turns": 2, "hit_dict": {"0": 1}},  # 1
+    ])
+    scores = read_clarify_scores([tmp_path])
+    # hits [1, 1, 0] against K = 1: DCG 1 + 1/log2(3), IDCG 1
+    assert scores[0].tkqr == pytest.approx(1 + L3, abs=1e-12)
+    summ = compute_clarify_summary(scores)
+    assert summ.tkqr_above_one == 1 and summ.tkqr == pytest.approx((1 + L3 + 1) / 2, abs=1e-12)
+    assert summ.to_json()["tkqr_above_one"] == 1
+    runs = {r.task_id: r for r in clarify_eval_runs(scores) if r.metric_name == "tkqr"}
+    assert runs["a"].score == 1.0  # the board's score range

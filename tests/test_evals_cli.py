@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -90,11 +91,38 @@ def test_clarify_reports_models_and_writes_json(tmp_path):
     assert "| gpt-x | 1.000 | 1.000 | 1.00 | +0.00 | 2 | 1 |" in res.output
     doc = json.loads(out.read_text())
     assert doc["overall"] == {"num_tasks": 2, "num_files": 1, "TKQR": 1.0, "ORA": 1.0, "avg_turns": 1.0,
-                              "avg_diff": 0.0}
+                              "avg_diff": 0.0, "tkqr_above_one": 0}
     assert list(doc["models"]) == ["gpt-x"]
     assert [r["metric"] for r in doc["reports"]] == ["tkqr", "ora"]
     res = invoke(["clarify", str(run / "r.jsonl"), "--model", "named"])
     assert "| named |" in res.output
+
+
+def test_clarify_averages_repeated_runs_and_flags_tkqr_above_one(tmp_path):
+    run = tmp_path / "runs" / "gpt-x"
+    run.mkdir(parents=True)
+    rec = {"key_question_num": 1, "turns": 2}
+    # two repeated runs of the same tasks; run 2's task t2 hits twice for one key question
+    (run / "seed1.jsonl").write_text(
+        json.dumps({**rec, "task_id": "t1", "hit_dict": {"0": 1}}) + "\n"
+        + json.dumps({**rec, "task_id": "t2", "hit_dict": {"0": 0}}) + "\n", encoding="utf-8")
+    (run / "seed2.jsonl").write_text(
+        json.dumps({**rec, "task_id": "t1", "hit_dict": {"0": 1}}) + "\n"
+        + json.dumps({"task_id": "t2", "key_question_num": 1, "turns": 3, "hit_dict": {"0": 1, "1": 1}}) + "\n",
+        encoding="utf-8")
+    out = tmp_path / "c.json"
+    res = invoke(["clarify", str(tmp_path / "runs"), "--json", str(out)])
+    assert res.exit_code == 0, res.output  # repeated runs are averaged, not refused as duplicates
+    over = 1 + 1 / math.log2(3)  # hits [1, 1, 0] against K = 1: DCG 1 + 1/log2(3), IDCG 1
+    doc = json.loads(out.read_text())["overall"]
+    assert doc["num_tasks"] == 4 and doc["num_files"] == 2 and doc["tkqr_above_one"] == 1
+    assert doc["TKQR"] == pytest.approx((1 + 0 + 1 + over) / 4, abs=1e-12)
+    ora2 = math.exp(-1 / (2 * 0.425**2))  # 2 rounds for K = 1
+    assert doc["ORA"] == pytest.approx((1 + 1 + 1 + ora2) / 4, abs=1e-12)
+    assert doc["avg_turns"] == pytest.approx(1.25) and doc["avg_diff"] == pytest.approx(0.25)
+    assert "flagged: 1 records with more hits than key questions" in res.output
+    assert "seed2.jsonl: line 2 (TKQR 1.6309, K 1)" in res.output
+    assert f"| gpt-x | {(2 + over) / 4:.3f} (1 above 1) |" in res.output
 
 
 def test_clarify_without_records_fails(tmp_path):

@@ -98,3 +98,44 @@ def test_unchanged_cards_come_from_the_cache(built, tmp_path):
     for b in snap.boards:
         card = Path("og") / "boards" / f"{b.id}.png"
         assert (again / card).read_bytes() == (out / card).read_bytes()
+
+
+def test_only_cards_whose_content_changed_are_drawn_again(built, tmp_path, monkeypatch):
+    out, snap, cfg, base, cache = built
+    drawn: list[int] = []
+    real = og._draw
+    monkeypatch.setattr(og, "_draw", lambda svgs, workers: drawn.append(len(svgs)) or real(svgs, workers))
+    ident = sorted(snap.models)[0]  # its maker is shown on its own card only
+    facts = snap.models[ident].model_copy(update={"maker": "Another maker"})
+    changed = snap.model_copy(update={"models": {**snap.models, ident: facts}})
+    again = tmp_path / "changed"
+    render_site(changed, [], cfg, base, again, now=NOW, base_url=BASE_URL)
+    assert drawn == [1]  # that model's card only; every other card comes from the cache
+    card = Path("og") / "models" / f"{model_slug(ident)}.png"
+    assert (again / card).read_bytes() != (out / card).read_bytes()
+    for b in snap.boards:
+        card = Path("og") / "boards" / f"{b.id}.png"
+        assert (again / card).read_bytes() == (out / card).read_bytes()
+
+
+def test_many_new_cards_are_drawn_in_worker_processes_with_the_same_bytes(tmp_path):
+    svgs = [og.card_svg("Site", f"Board {k}", "sub", [f"{k}. model"], "foot") for k in range(5)]
+    serial = og._draw(svgs, 1)
+    assert og._draw(svgs, 2) == serial  # in order, byte for byte
+    assert len(set(serial)) == 5
+
+
+def test_pending_cards_shown_twice_are_drawn_once(tmp_path, monkeypatch):
+    class W:
+        base, out, cache = tmp_path, tmp_path / "site", {}
+
+    monkeypatch.setattr(og, "CACHE_DIR", tmp_path / "cache")
+    svg = og.card_svg("Site", "Same card", "sub", [], "foot")
+    og.write_png(W, "og/a.png", svg)
+    og.write_png(W, "og/b.png", svg)
+    assert og.draw_pending_cards(W) == 1
+    assert (W.out / "og" / "a.png").read_bytes() == (W.out / "og" / "b.png").read_bytes()
+    assert (tmp_path / "cache" / f"{og.card_key(svg)}.png").is_file()
+    assert og.draw_pending_cards(W) == 0
+    og.write_png(W, "og/c.png", svg)  # now in the cache: copied, nothing queued
+    assert og.draw_pending_cards(W) == 0 and (W.out / "og" / "c.png").is_file()

@@ -127,9 +127,10 @@ def test_arena_section_on_demo_battles():
         assert set(row) == set(TABLE_COLUMNS) | {"elo", "component"}
         assert row["lower"] <= row["rating"] <= row["upper"]
     wr = section["winrate"]
-    assert len(wr["models"]) == 20 and len(wr["predicted"]) == 20 and len(wr["empirical"][0]) == 20
-    assert wr["models"] == [m["model"] for m in models[:20]]
-    assert wr["predicted"][0][0] is None and 0.5 < wr["predicted"][0][19] < 1
+    assert cfg.top_heatmap == 30  # the seed's win-rate matrix covers the top 30
+    assert len(wr["models"]) == 30 and len(wr["predicted"]) == 30 and len(wr["empirical"][0]) == 30
+    assert wr["models"] == [m["model"] for m in models[:30]]
+    assert wr["predicted"][0][0] is None and 0.5 < wr["predicted"][0][29] < 1
     assert any(v is None for row in wr["empirical"] for v in row[1:])  # some top pairs never met
     assert 0 < wr["mae"] < 0.1 and wr["pairs_used"] > 20
     hist = section["history"]
@@ -161,3 +162,23 @@ def test_demo_battles_regenerate_from_the_documented_command(tmp_path):
         "builder/data/demo/battles/clean_battle_demo.jsonl is stale: rerun the command in "
         "builder/cli/arena.py's docstring")
     assert DEMO.stat().st_size < 11_000_000  # with conv_metadata (zero dict entries left out)
+
+
+def test_heatmap_size_comes_from_site_yml_or_the_command_line(tmp_path):
+    from builder.cli import main
+    from builder.cli.options import with_top_heatmap
+    from builder.config import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = load_config(root / "site.yml")[0]
+    assert cfg.arena.top_heatmap == 30
+    assert with_top_heatmap(cfg, 12).arena.top_heatmap == 12 and with_top_heatmap(cfg, None) is cfg
+    section = arena_json(DEMO, ArenaConfig(bootstrap=0, history="month", top_heatmap=12))
+    assert len(section["winrate"]["models"]) == 12 and len(section["winrate"]["battles"][11]) == 12
+    for cmd in ("build", "score"):
+        res = CliRunner().invoke(main, [cmd, "--help"])
+        assert "--top-heatmap" in res.output
+    bad = tmp_path / "site.yml"
+    bad.write_text((root / "site.yml").read_text().replace("top_heatmap: 30", "top_heatmap: 1"))
+    res = CliRunner().invoke(main, ["--config", str(bad), "build", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "top_heatmap" in res.output and "Traceback" not in res.output

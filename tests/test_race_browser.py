@@ -189,6 +189,14 @@ def test_board_selector_arena_and_table_toggle(open_race, sites):
     assert page.locator("#race-table tbody tr").count() == len(shown["models"])
     page.select_option("#race-top", "5")
     assert len(_order(page)) == 5
+    # each Arena bar's label carries the model's battles so far, as "rating (N matches)"
+    assert all("matches" in m for m in shown["models"])
+    page.wait_for_function("() => [...document.querySelectorAll('#race-chart g.bar:not([data-leaving]) text.value')]"
+                           ".every(t => / \\(\\d+ matches\\)$/.test(t.textContent))")
+    labels = page.eval_on_selector_all("#race-chart g.bar:not([data-leaving]) text.value",
+                                       "ts => ts.map(t => t.textContent)")
+    want = {f"{m['score']} ({m['matches']} matches)" for m in shown["models"]}
+    assert labels and set(labels) <= want, labels
 
 
 def test_one_frame(open_race, sites):

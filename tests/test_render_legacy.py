@@ -67,6 +67,8 @@ def test_rule_on_a_synthetic_pre_rule_snapshot():
     assert b["rows"] == before["boards"][1]["rows"]  # an unchanged board keeps its labels
     box = snap["machines"][0]
     assert [(r["identity"], r["rank"], r["movement"]) for r in box["rows"]] == [("m1", 1, None), ("m4", 2, None)]
+    # the single-evaluator pick is not dropped: it sits in the machine's New strip, unranked
+    assert [(r["identity"], r["rank"], r["movement"]) for r in box["new"]] == [("solo", None, None)]
     assert result.pre_rule and result.boards == ("a",) and result.machines == ("box",)
     assert "predates the single-source rule" in result.warning()
 
@@ -123,3 +125,30 @@ def test_rendered_pre_rule_board_hides_movement_only_where_ranking_changed(rende
         rows = list(csv.DictReader(f))
     assert {r["movement"] for r in rows} == {""}  # the download agrees with the page
     assert {r["identity"] for r in rows if r["strip"] == "new"} >= set(moved)
+
+
+def test_hidden_movement_cells_say_movement_hidden_to_screen_readers(rendered):
+    out, _, untouched, _ = rendered
+    orch = (out / "boards" / "orchestrator" / "index.html").read_text()
+    spoken = re.findall(r'<td class="num move"[^>]*>.*?<span class="sr">([^<]*)</span>', orch)
+    assert spoken and set(spoken) == {"movement hidden"}, spoken[:5]
+    kept = (out / "boards" / untouched / "index.html").read_text()
+    spoken_kept = re.findall(r'<td class="num move"[^>]*>.*?<span class="sr">([^<]*)</span>', kept)
+    assert spoken_kept and all(re.fullmatch(r"up [123]", s) for s in spoken_kept), spoken_kept[:5]
+
+
+def test_machine_new_strip_is_rendered_on_the_picks_page(tmp_path):
+    cfg = load_config(FIXTURES / "site.yml")[0]
+    snap = json.loads((FIXTURES / "golden_snapshot.json").read_text(encoding="utf-8"))
+    orch = next(b for b in snap["boards"] if b["id"] == "orchestrator")
+    solo = copy.deepcopy(orch["new"][0])
+    mach = snap["machines"][0]
+    solo.update(params_b=12, memory_est_gb=7.5, rank=None, movement=None)
+    mach["new"] = [solo]
+    render_site(validate_snapshot(snap), [], cfg, ROOT, tmp_path, now=NOW, base_url="https://example.org/")
+    html = (tmp_path / "picks" / "index.html").read_text()
+    table = html[html.index(f'id="picks-{mach["id"]}-new"'):]
+    table = table[:table.index("</table>")]
+    assert solo["identity"] in table and ">7.5<" in table and ">12<" in table
+    assert "not enough ratings yet" in html
+    assert 'id="picks-' + snap["machines"][1]["id"] + '-new"' not in html  # no strip where none fits

@@ -3,6 +3,7 @@ and the whole scoring stage on a synthetic world (movement, stale, as of, source
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, date, datetime
 
@@ -361,6 +362,19 @@ def test_home_computer_picks(snap):
     assert mac[0]["memory_est_gb"] == 125.0 and mac[0]["params_b"] == 200 and [r["rank"] for r in mac] == [1, 2]
 
 
+def test_single_evaluator_models_that_fit_are_in_each_machines_new_strip():
+    w = world()
+    # "solo" (one evaluator) becomes an open-weight 12B model: 12 * 0.5 * 1.25 = 7.5 GB fits all three machines
+    w = dataclasses.replace(w, models=(*w.models, ModelInfo("arena-catalog", "solo", licence="MIT", identity="solo"),
+                                       ModelInfo("metadata", "solo", params_b=12, identity="solo")))
+    got = compute_snapshot(w, CFG, NOW, None).model_dump(mode="json")
+    for m in got["machines"]:
+        assert "solo" not in [r["identity"] for r in m["rows"]], m["id"]  # never ranked among the picks
+        assert [(r["identity"], r["rank"], r["movement"], r["memory_est_gb"]) for r in m["new"]] == [
+            ("solo", None, None, 7.5)], m["id"]
+    assert [r["identity"] for r in got["machines"][0]["rows"]] == ["open-model"]
+
+
 def test_stacks(snap):
     best = {e["role"]: e["identity"] for e in snap["stacks"]["best"]}
     assert best == {"orchestrator": "claude-opus-9", "mid_tier": "mid-model", "rote": "rote-model"}
@@ -412,3 +426,18 @@ def test_movement_against_previous(typed, snap):
     assert moved["claude-opus-9"] == len(rows) - 1 and moved["mid-model"] == "new"
     other = compute_snapshot(world(), CFG, NOW, validate_snapshot({**prev, "method_id": "boards-zfit-v1-000000000000"}))
     assert {r.movement for b in other.boards for r in b.rows} == {None} and other.previous_date is None
+
+
+def test_demo_single_evaluator_pick_is_in_the_rtx_3090_new_strip():
+    """The shipped demo: gemma-4-12b (12B, 12 * 0.5 * 1.25 = 7.5 GB, within 80% of 24 GB) has one
+    evaluator, so it is in the RTX 3090's New strip rather than silently dropped."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    snap = json.loads((root / "snapshots" / "2026-11-29.json").read_text(encoding="utf-8"))
+    rtx = next(m for m in snap["machines"] if m["id"] == "rtx-3090")
+    new = {r["identity"]: r for r in rtx["new"]}
+    assert "gemma-4-12b" in new and "gemma-4-12b" not in {r["identity"] for r in rtx["rows"]}
+    gemma = new["gemma-4-12b"]
+    assert gemma["rank"] is None and gemma["params_b"] == 12 and gemma["memory_est_gb"] == 7.5
+    assert len(gemma["evaluators"]) == 1

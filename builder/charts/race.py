@@ -23,7 +23,8 @@ Downloads written into the site::
 
     FRAME = {"date": "YYYY-MM-DD", "method_id"?, "n_battles"?,
              "models": [{"identity", "name", "value", "rank", "score", "partial",
-                         "movement"?, "lower"?, "upper"?}, ...]}   # by rank, then name
+                         "movement"?, "lower"?, "upper"?, "matches"?}, ...]}   # by rank, then name
+                                                            # matches: Arena battles so far
 
 Each ``name`` is written as a bidi isolate (FSI ... PDI, ``builder.charts.script_json``).
 
@@ -149,6 +150,7 @@ def compute_arena_frames(snapshot: Snapshot | None, section: Arena | None = None
 
     ``value`` = Bradley-Terry rating (Arena scale), ``rank`` = the slice's rank, ``score`` =
     ``round(value)`` (half to even), ``lower``/``upper`` when the slice has intervals,
+    ``matches`` (the model's battles up to the slice) when the history carries it,
     ``n_battles`` per frame. Spellings key as ``arena_keys`` says. No Arena section or no
     history: no frames. ``section``: another Arena section of the snapshot to play (a category
     board: id ``arena-<category>``, its title after the Arena's).
@@ -168,6 +170,8 @@ def compute_arena_frames(snapshot: Snapshot | None, section: Arena | None = None
                                      "rank": m.rank, "score": round(m.rating), "partial": False}
             if m.lower is not None and m.upper is not None:
                 entry["lower"], entry["upper"] = m.lower, m.upper
+            if m.matches is not None:
+                entry["matches"] = m.matches
             entries.append(entry)
         frames.append({"date": sl.date, "models": _frame_sort(entries), "n_battles": sl.n_battles})
     frames.sort(key=lambda f: f["date"])

@@ -209,6 +209,16 @@ def _report_line(report, models, official: bool | None = None, voters=None) -> s
     return line + f" (official filters: {' and '.join(ran)})"
 
 
+def _echo_scan(scan, official: bool | None = None) -> None:
+    """On stderr: the report line (``official``: whether the official filters were asked for),
+    then what the kept battles hold (outcome distribution and the ten models that appear most)."""
+    from builder.pairwise.summary import render_battle_summary
+
+    click.echo(_report_line(scan.report, scan.models, official, scan.voter_test), err=True)
+    for line in render_battle_summary(scan.summary()):
+        click.echo(line, err=True)
+
+
 def _read_for_fit(input_path, filters, settings, method: str, sample: int | None, seed: int):
     """What the fit needs from the battles file, through the DuckDB reader: Bradley-Terry
     without a sample needs only the pair counts (one GROUP BY); online Elo and ``--sample``
@@ -217,7 +227,7 @@ def _read_for_fit(input_path, filters, settings, method: str, sample: int | None
 
     counts_only = method == "bt" and sample is None
     with scan_battles(input_path, filters, settings, times=not counts_only) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
+        _echo_scan(scan, filters.official)
         if counts_only:
             return scan.pair_counts()
         battles = scan.battles()
@@ -256,7 +266,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet (or --style-features none with --covariate)")
     with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates]) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
+        _echo_scan(scan, filters.official)
         battles = scan.battles()
         styles = contextual_columns(scan, features, [c.name for c in covariates])
     rows = _sample_rows(len(battles), sample, seed)
@@ -397,13 +407,13 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 @_reader_options
 @_board_options(top_n_default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Write rows to F.json or F.csv (default: print).")
+              help="Also write the rows to F.json or F.csv (the leaderboard is printed either way).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
         threads, top_n, fmt, output, all_votes=False, voter_cap=None, anomalous_voters=None,
         voter_column=None, covariate_sql=(), covariate_columns=()) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
-    battles, wins, ties, win_rate. Prints the leaderboard unless --output is given. With
+    battles, wins, ties, win_rate. Prints the leaderboard; --output also writes the rows. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
     upper, mean, std}], "method": {...}}."""
     from builder.pairwise.arena import TABLE_COLUMNS
@@ -439,7 +449,6 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
     if output:
         _write_rows(Path(output), out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models", err=True)
-        return
     board = _board_from_rows(rows, str(input_path))
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
 
@@ -469,7 +478,6 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
         else:
             _write_rows(path, out_rows, TABLE_COLUMNS)
         click.echo(f"{output}: {len(out_rows)} models, {len(style)} style coefficients", err=True)
-        return
     board = _board_from_rows(table.rows, str(input_path))
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
     say = (lambda text: click.echo(text, err=True)) if fmt == "csv" else click.echo  # keep stdout pure CSV
@@ -518,18 +526,26 @@ def leaderboard(input_path, top_n, fmt, method, bootstrap, seed, anchor, init_ra
 @_init_option
 @click.option("--anchor", default=None, help="MODEL=RATING: shift the Bradley-Terry ratings so this model has it.")
 @_board_options()
+@click.option("--zipf", "zipf_exponent", type=click.FloatRange(0), default=0.0, show_default=True,
+              help="Popularity exponent: 0 draws every pair uniformly; 1 gives Zipf popularity as on a real arena.")
+@click.option("--trace", "trace_n", type=click.IntRange(0), default=5, show_default=True,
+              help="Battles walked one by one with each online Elo update (0: none).")
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the battles (.jsonl).")
 @click.option("--anony-share", type=click.FloatRange(0, 1), default=1.0, show_default=True,
               help="Share of the simulated votes cast anonymously.")
 @click.option("--all-votes", is_flag=True, help="Fit every vote: turn off the official filter (anonymous votes only).")
-def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, output,
-             anony_share=1.0, all_votes=False) -> None:
-    """Offline demo: simulate battles, fit Bradley-Terry (with bootstrap intervals) and online
-    Elo, print the leaderboard beside the true skills. No files, keys or network."""
+def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_rating, anchor, top_n, fmt, zipf_exponent,
+             trace_n, output, anony_share=1.0, all_votes=False) -> None:
+    """Offline demo: simulate battles, walk the first few with each online Elo update, fit
+    Bradley-Terry (with bootstrap intervals) and online Elo, print the leaderboard beside the
+    true skills and every pair's predicted win probability. No files, keys or network."""
     from builder.pairwise.demo import (
+        compute_elo_trace,
+        compute_win_probabilities,
         describe_skills,
         parse_models_option,
         recovery_line,
+        render_elo_trace,
         run_arena_pipeline,
         skills_for,
     )
@@ -540,11 +556,12 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
     skills = skills_for(parse_models_option(models_opt), centre=init_rating, seed=seed)
     result = run_arena_pipeline(skills, n_battles=n_battles, seed=seed, tie_prob=tie_prob, bootstrap=bootstrap,
                                 init=init_rating, elo_k=elo_k, anchor=_parse_anchor(anchor), anony_share=anony_share,
-                                official=not all_votes)
+                                official=not all_votes, zipf_exponent=zipf_exponent)
     prose = fmt == "csv"  # keep stdout pure CSV: the prose goes to stderr
     say = (lambda text: click.echo(text, err=True)) if prose else click.echo
+    pairs = "pairs drawn uniformly" if zipf_exponent == 0 else f"Zipf popularity (exponent {zipf_exponent:g})"
     say(f"Arena pipeline (offline): {n_battles} simulated battles among {len(skills)} models, "
-        f"ties {tie_prob:.0%}, seed {seed}")
+        f"{pairs}, ties {tie_prob:.0%}, seed {seed}")
     if all_votes:
         say("filters: none (--all-votes)")
     else:
@@ -553,11 +570,21 @@ def pipeline(models_opt, n_battles, seed, tie_prob, bootstrap, elo_k, init_ratin
     say("true skills (Arena scale) the battles were drawn from:")
     for line in describe_skills(skills):
         say(line)
+    steps = compute_elo_trace(result.simulated, trace_n, k=elo_k, init=init_rating)
+    if steps:
+        say(f"\nthe first {len(steps)} battles, online Elo k={elo_k:g} step by step:")
+        for line in render_elo_trace(steps):
+            say(line)
     intervals = f"95% intervals from {bootstrap} bootstrap rounds" if bootstrap else "no intervals (--bootstrap 0)"
     say(f"\nBradley-Terry maximum likelihood ({intervals}), online Elo k={elo_k:g} from {init_rating:g}; "
         "'truth' is the latent skill")
     click.echo(render_leaderboard(result.board, top_n=top_n, fmt=fmt), nl=False)
     say(recovery_line(result))
+    shown = {r.model: r.rating for r in result.board.rows[:top_n] if r.component == 0}
+    if len(shown) > 1:
+        say("\npredicted win probabilities from the Bradley-Terry ratings (A vs B: A wins - B wins):")
+        for a, b, p in compute_win_probabilities(shown):
+            say(f"  {a} vs {b}: {p:.1%} - {1 - p:.1%}")
     if output:
         def w(f):
             for row in result.simulated.rows():
@@ -586,7 +613,9 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
             max_date, min_turn, memory_limit, temp_dir, threads, top_n, output, all_votes=False, voter_cap=None,
             anomalous_voters=None, voter_column=None) -> None:
     """Cumulative Bradley-Terry (and online Elo) ratings at the end of every period; prints
-    each model's initial, final, highest and lowest rating and its volatility."""
+    each model's initial, final, highest and lowest rating, its volatility (standard deviation
+    of its ratings over the slices) and its total matches. --output rows carry each model's
+    cumulative matches, wins (ties excluded) and ties per slice."""
     import numpy as np
 
     from builder.pairwise.changes import (
@@ -602,7 +631,7 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
     filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
                        anomalous_voters, voter_column)
     with scan_battles(input_path, filters, _reader_settings(memory_limit, temp_dir, threads)) as scan:
-        click.echo(_report_line(scan.report, scan.models, filters.official, scan.voter_test), err=True)
+        _echo_scan(scan, filters.official)
         # Without a sample the slices come from one grouped query over time buckets; the
         # battle sequence is still read for online Elo.
         periods = scan.period_counts(period) if sample is None else None
@@ -616,7 +645,8 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
         entries = []
         for k in np.flatnonzero(np.isfinite(s.ratings)):
             e = {"date": s.date.isoformat(), "model": hist.models[k], "rating": round(float(s.ratings[k]), 2),
-                 "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2)}
+                 "rank": int(s.ranks[k]), "elo": round(float(s.elo[k]), 2), "matches": int(s.matches[k]),
+                 "wins": int(s.wins[k]), "ties": int(s.ties[k])}
             if s.lower is not None and s.upper is not None:
                 # rounded as the ratings are (and as `arena fit --output` writes its bounds)
                 e["lower"] = round(float(s.lower[k]), 2) if np.isfinite(s.lower[k]) else None
@@ -630,12 +660,14 @@ def history(input_path, period, bootstrap, seed, init_rating, workers, sample, a
         if out.suffix.lower() == ".json":
             write_atomic(out, lambda f: f.write(json.dumps(slices, indent=1, ensure_ascii=False) + "\n"))
         else:
-            _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper"])
+            _write_rows(out, long_rows, ["date", "model", "rating", "rank", "elo", "lower", "upper", "matches", "wins",
+                                         "ties"])
         click.echo(f"{out}: {len(hist.slices)} {period} slices", err=True)
     changes = changes_from_history_section(slices)
     first, last = (slices[0]["date"], slices[-1]["date"]) if slices else ("-", "-")
     click.echo(f"Bradley-Terry rating changes over {len(slices)} {period} slices, {first} to {last} "
-               "(volatility: standard deviation of the changes between slices)")
+               "(volatility: standard deviation of the model's ratings over the slices; matches: its battles up to "
+               "the last slice)")
     click.echo(render_changes_table(changes, top_n), nl=False)
 
 

@@ -23,6 +23,7 @@ from builder.evals.clarify import (
     compute_clarify_summaries,
     compute_clarify_summary,
     read_clarify_scores,
+    tkqr_above_one,
 )
 from builder.evals.harness import EVAL_FORMATS
 from builder.evals.report import (
@@ -98,6 +99,12 @@ def clarify_cmd(paths: tuple[Path, ...], model: str | None, b: int, seed: int, j
     click.echo(render_clarify_markdown(per_model))
     click.echo(f"Overall: {overall.num_tasks} records in {overall.num_files} files, TKQR {overall.tkqr:.4f}, "
                f"ORA {overall.ora:.4f}, avg turns {overall.avg_turns:.2f}, avg diff {overall.avg_diff:+.2f}\n")
+    over = tkqr_above_one(scores)
+    if over:
+        shown = "; ".join(f"{s.origin} (TKQR {s.tkqr:.4f}, K {s.key_questions})" for s in over[:5])
+        more = f"; and {len(over) - 5} more" if len(over) > 5 else ""
+        click.echo(f"flagged: {len(over)} records with more hits than key questions, TKQR above 1, averaged as "
+                   f"computed (capped at 1 on the TKQR board): {shown}{more}\n")
     click.echo(render_reports_markdown(reports), nl=False)
 
 

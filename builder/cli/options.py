@@ -47,3 +47,17 @@ def strict_option() -> Callable[[F], F]:
     """``--strict``: any warning fails the command (exit 1) and the previous site stays."""
     return click.option("--strict", is_flag=True, default=None,
                         help="Fail (exit 1) on any warning; the previous site stays.")
+
+
+def top_heatmap_option() -> Callable[[F], F]:
+    """``--top-heatmap N``: models in the Arena win-rate heatmaps (overrides ``arena.top_heatmap``)."""
+    return click.option("--top-heatmap", type=click.IntRange(2), default=None,
+                        help="Models in the Arena win-rate heatmaps and winrate.json [default: arena.top_heatmap "
+                             "of site.yml, 30].")
+
+
+def with_top_heatmap(cfg: Any, n: int | None) -> Any:
+    """``cfg`` (a ``SiteConfig``) with ``arena.top_heatmap`` set to ``n`` when given."""
+    if n is None:
+        return cfg
+    return cfg.model_copy(update={"arena": cfg.arena.model_copy(update={"top_heatmap": n})})

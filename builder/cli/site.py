@@ -21,6 +21,8 @@ from builder.cli.options import (
     out_option,
     snapshots_dir_option,
     strict_option,
+    top_heatmap_option,
+    with_top_heatmap,
 )
 from builder.errors import CheckFailed, UserError
 from builder.util.io import as_utc
@@ -83,15 +85,17 @@ def select_cmd(obj: Context, fmt: str, output: str | None) -> None:
 @snapshots_dir_option()
 @now_option()
 @click.option("--timings", is_flag=True, default=None, help="Print how long each stage took.")
+@top_heatmap_option()
 @pass_ctx
 def build(obj: Context, live: bool | None, out: Path | None, base_url: str | None, strict: bool | None,
-          snapshots_dir: Path | None, now: str | None, timings: bool | None) -> None:
+          snapshots_dir: Path | None, now: str | None, timings: bool | None, top_heatmap: int | None) -> None:
     """Fetch, score, write today's snapshot and render the whole site.
 
     Output is written to a temporary folder and swapped in whole: a failure leaves the
     previous site untouched.
     """
     cfg, base = obj.load()
+    cfg = with_top_heatmap(cfg, top_heatmap)
     from builder.cli.render import change_log
     from builder.pipeline import build as run_build
     from builder.pipeline import parse_now
@@ -174,14 +178,16 @@ def build_time(day: date | None, now: datetime) -> datetime:
 @click.option("--date", "day", default=None, metavar="D",
               help="Snapshot date (UTC, YYYY-MM-DD) [default: today].")
 @snapshots_dir_option()
+@top_heatmap_option()
 @pass_ctx
-def score(obj: Context, day: str | None, snapshots_dir: Path | None) -> None:
+def score(obj: Context, day: str | None, snapshots_dir: Path | None, top_heatmap: int | None) -> None:
     """Turn the stored payloads into the day's snapshot (calibrate, combine, rank, qualify).
 
     The first snapshot saved for a UTC day stays; a same-day rebuild replaces it only with
     strictly more sources ok. Reads the payload store (run `modelboards fetch` first).
     """
     cfg, base = obj.load()
+    cfg = with_top_heatmap(cfg, top_heatmap)
     from builder.pipeline import compute_full_snapshot, snapshots_path
     from builder.snapshot import write_snapshot
 

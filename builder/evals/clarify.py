@@ -28,7 +28,15 @@ Where the numbers come from in a record (JSON object, one per line of a ``.jsonl
   are ignored), then padded with zeros to R.
 
 The averages over a set of paths (files, or folders searched recursively for ``.jsonl``)
-are plain means over every record; no record at all is an error.
+are plain means over every record, so repeated runs of the same tasks (``seed1.jsonl``,
+``seed2.jsonl``, or one run directory per repetition) are averaged together; no record at
+all is an error.
+
+A record with more hits than key questions scores TKQR above 1 (DCG exceeds IDCG). It is
+computed as the formula says and averaged like any other, and counted (``tkqr_above_one``)
+so the report can flag it. The per-model TKQR / ORA boards (bootstrap over tasks, scores in
+[0, 1]) take one score per model and task: the mean over its repeated runs, each run's TKQR
+capped at 1 there.
 """
 
 from __future__ import annotations
@@ -194,10 +202,10 @@ def _score_file(path: Path, rel: str, model: str) -> list[ClarifyScore]:
         except (TypeError, ValueError, AttributeError) as exc:
             shown = {f: rec.get(f) for f in ("turns", "key_question_num", "hit_dict") if f in rec}
             raise UserError(f"{where}: unusable record ({exc}): {_short(json.dumps(shown))}") from None
-        if not 0.0 <= s["tkqr"] <= 1.0:
-            # More hits than key questions (or a hit above 1) breaks the metric's contract.
-            raise UserError(f"{where}: TKQR {s['tkqr']:.4g} outside [0, 1]: hit_dict has more hits than "
-                            f"key questions ({_short(json.dumps(rec.get('hit_dict')))})")
+        if not (math.isfinite(s["tkqr"]) and s["tkqr"] >= 0.0):
+            # A negative or non-numeric hit has no meaning; more hits than key questions does (above 1).
+            raise UserError(f"{where}: TKQR {s['tkqr']:.4g} is negative or not finite: hit_dict holds a hit "
+                            f"below 0 ({_short(json.dumps(rec.get('hit_dict')))})")
         task = rec.get("task_id", rec.get("id"))
         task_id = str(task) if task is not None and str(task).strip() else f"{rel}:{lineno}"
         cat = rec.get("category")
@@ -221,7 +229,13 @@ def compute_clarify_summary(scores: Sequence[ClarifyScore]) -> ClarifySummary:
         ora=sum(s.ora for s in scores) / n,
         avg_turns=sum(s.turns for s in scores) / n,
         avg_diff=sum(s.diff for s in scores) / n,
+        tkqr_above_one=sum(1 for s in scores if s.tkqr > 1.0),
     )
+
+
+def tkqr_above_one(scores: Iterable[ClarifyScore]) -> list[ClarifyScore]:
+    """The records whose TKQR is above 1 (more hits than key questions), in input order."""
+    return [s for s in scores if s.tkqr > 1.0]
 
 
 def compute_clarify_summaries(scores: Sequence[ClarifyScore]) -> dict[str, ClarifySummary]:
@@ -233,11 +247,22 @@ def compute_clarify_summaries(scores: Sequence[ClarifyScore]) -> dict[str, Clari
 
 
 def clarify_eval_runs(scores: Iterable[ClarifyScore]) -> tuple[EvalRun, ...]:
-    """Two EvalRun records per scored record: metric ``tkqr`` and metric ``ora``."""
-    out = []
+    """Two EvalRun records per model and task: metric ``tkqr`` and metric ``ora``, each the
+    mean over the task's repeated runs (TKQR capped at 1 per run, the boards' score range).
+
+    Order: first appearance of each (model, task); origin and category are the first run's.
+    """
+    runs: dict[tuple[str, str], list[ClarifyScore]] = {}
     for s in scores:
-        out.append(EvalRun(s.model, s.task_id, METRIC_TKQR, s.tkqr, s.category, None, origin=s.origin))
-        out.append(EvalRun(s.model, s.task_id, METRIC_ORA, s.ora, s.category, None, origin=s.origin))
+        runs.setdefault((s.model, s.task_id), []).append(s)
+    out = []
+    for (model, task), group in runs.items():
+        first, n = group[0], len(group)
+        origin = first.origin if n == 1 else f"{first.origin} (mean of {n} runs)"
+        tkqr = sum(min(g.tkqr, 1.0) for g in group) / n
+        ora = sum(g.ora for g in group) / n
+        out.append(EvalRun(model, task, METRIC_TKQR, tkqr, first.category, None, origin=origin))
+        out.append(EvalRun(model, task, METRIC_ORA, ora, first.category, None, origin=origin))
     return tuple(out)
 
 

@@ -160,6 +160,7 @@ class ClarifySummary:
     ora: float
     avg_turns: float
     avg_diff: float
+    tkqr_above_one: int = 0  # records with more hits than key questions (TKQR > 1, averaged as computed)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -169,4 +170,5 @@ class ClarifySummary:
             "ORA": self.ora,
             "avg_turns": self.avg_turns,
             "avg_diff": self.avg_diff,
+            "tkqr_above_one": self.tkqr_above_one,
         }

@@ -114,7 +114,8 @@ def render_clarify_markdown(per_model: dict[str, ClarifySummary]) -> str:
     lines = ["| Model | TKQR | ORA | Avg turns | Avg diff | Tasks | Files |",
              "|-------|------|-----|-----------|----------|-------|-------|"]
     for m, s in per_model.items():
-        lines.append(f"| {_model(m)} | {s.tkqr:.3f} | {s.ora:.3f} | {s.avg_turns:.2f} | {s.avg_diff:+.2f} "
+        flag = f" ({s.tkqr_above_one} above 1)" if s.tkqr_above_one else ""
+        lines.append(f"| {_model(m)} | {s.tkqr:.3f}{flag} | {s.ora:.3f} | {s.avg_turns:.2f} | {s.avg_diff:+.2f} "
                      f"| {s.num_tasks} | {s.num_files} |")
     return "\n".join(lines) + "\n"
 

@@ -104,7 +104,7 @@ def read_suite_files(suite: EvalSuiteConfig, base: Path | None) -> None:
 
 def _summary(s: ClarifySummary) -> dict[str, Any]:
     return {"num_tasks": s.num_tasks, "num_files": s.num_files, "tkqr": s.tkqr, "ora": s.ora,
-            "avg_turns": s.avg_turns, "avg_diff": s.avg_diff}
+            "avg_turns": s.avg_turns, "avg_diff": s.avg_diff, "tkqr_above_one": s.tkqr_above_one}
 
 
 def compute_suite_section(

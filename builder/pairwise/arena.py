@@ -37,10 +37,12 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                   "mae": 0.021,               # over all rated pairs with >= min_pair_battles
                   "pairs_used": 310},
       "history": [{"date": "2026-05-03", "n_battles": 468,
-                   "models": [{"model", "rating", "rank", "elo", "lower", "upper"}]}],
+                   "models": [{"model", "rating", "rank", "elo", "lower", "upper",
+                               "matches", "wins", "ties"}]}],   # cumulative battle counts
       "changes": [{"model", "slices", "first_date", "last_date",   # over the history's
                    "initial", "final", "change",                   # Bradley-Terry ratings
-                   "highest", "lowest", "volatility"}],            # (builder.pairwise.changes)
+                   "highest", "lowest", "volatility",             # (builder.pairwise.changes)
+                   "total_matches"}],
       "style": {...} | null,                  # the style-controlled view (builder.pairwise.arena_style),
                                               # null when no battle carries usable conv_metadata
       "default_view": "plain" | "style"       # which view the Arena page opens with
@@ -435,6 +437,7 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
             bounded = s.lower is not None and s.upper is not None
             entry["lower"] = _num(s.lower[k]) if bounded and s.lower is not None else None
             entry["upper"] = _num(s.upper[k]) if bounded and s.upper is not None else None
+            entry["matches"], entry["wins"], entry["ties"] = int(s.matches[k]), int(s.wins[k]), int(s.ties[k])
             models.append(entry)
         out.append({"date": s.date.isoformat(), "n_battles": s.n_battles, "models": models})
     return out

@@ -5,9 +5,10 @@ r_1 .. r_n (Arena scale):
 
     initial = r_1          final = r_n          change = r_n - r_1
     highest = max r_k      lowest = min r_k
-    volatility = sqrt(sum_k (d_k - mean d)^2 / (m - 1))   the sample standard deviation of
-                 the m = n - 1 changes d_k = r_{k+1} - r_k between consecutive rated
-                 slices; None with fewer than two changes
+    volatility = sqrt(sum_k (r_k - mean r)^2 / (n - 1))   the sample standard deviation of
+                 the model's n ratings over the slices; None with fewer than two slices
+    total_matches = the model's cumulative battles in its last rated slice (None when the
+                 history does not carry per-model battle counts)
 
 A slice in which a model has no rating (not yet played, or no finite fit yet) is skipped,
 so its first change runs from its first rated slice. Models are ordered by final rating,
@@ -35,7 +36,8 @@ class RatingChange:
     change: float  # final - initial
     highest: float
     lowest: float
-    volatility: float | None  # sample std of slice-to-slice changes; None with < 2 changes
+    volatility: float | None  # sample std of the ratings over the slices; None with < 2 slices
+    total_matches: int | None = None  # battles up to the last rated slice
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -46,18 +48,22 @@ class RatingChange:
 
 
 def compute_volatility(values: Sequence[float]) -> float | None:
-    """Sample standard deviation (ddof = 1) of the successive differences of ``values``."""
-    diffs = [b - a for a, b in zip(values, values[1:], strict=False)]
-    if len(diffs) < 2:
+    """Sample standard deviation (ddof = 1) of ``values`` (a model's ratings over the slices);
+    None with fewer than two values."""
+    if len(values) < 2:
         return None
-    mean = sum(diffs) / len(diffs)
-    return math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
-def compute_rating_changes(slices: Iterable[tuple[str, Mapping[str, float]]]) -> list[RatingChange]:
+def compute_rating_changes(
+    slices: Iterable[tuple[str, Mapping[str, float]]],
+    matches: Mapping[str, Mapping[str, int | None]] | None = None,
+) -> list[RatingChange]:
     """Per-model statistics from ``(date, {model: rating})`` slices (any order; sorted by date).
 
-    Non-finite ratings count as "no rating in that slice".
+    Non-finite ratings count as "no rating in that slice". ``matches``: date -> model ->
+    cumulative battles, for ``total_matches``.
     """
     ordered = sorted(slices, key=lambda s: s[0])
     paths: dict[str, list[tuple[str, float]]] = {}
@@ -69,10 +75,12 @@ def compute_rating_changes(slices: Iterable[tuple[str, Mapping[str, float]]]) ->
     out = []
     for model, path in paths.items():
         values = [r for _, r in path]
+        total = (matches or {}).get(path[-1][0], {}).get(model)
         out.append(RatingChange(
             model=model, slices=len(values), first_date=path[0][0], last_date=path[-1][0],
             initial=values[0], final=values[-1], change=values[-1] - values[0],
             highest=max(values), lowest=min(values), volatility=compute_volatility(values),
+            total_matches=None if total is None else int(total),
         ))
     out.sort(key=lambda c: (c.last_date != newest, -c.final, c.model))
     return out
@@ -81,10 +89,12 @@ def compute_rating_changes(slices: Iterable[tuple[str, Mapping[str, float]]]) ->
 def changes_from_history_section(history: Sequence[Mapping[str, Any]]) -> list[RatingChange]:
     """The statistics of a saved history (``[{date, models: [{model, rating, ...}]}]``)."""
     slices = []
+    matches: dict[str, dict[str, int | None]] = {}
     for s in history:
-        ratings = {m["model"]: m.get("rating") for m in s.get("models") or [] if isinstance(m.get("model"), str)}
-        slices.append((str(s["date"]), ratings))
-    return compute_rating_changes(slices)
+        entries = [m for m in s.get("models") or [] if isinstance(m.get("model"), str)]
+        slices.append((str(s["date"]), {m["model"]: m.get("rating") for m in entries}))
+        matches[str(s["date"])] = {m["model"]: m.get("matches") for m in entries}
+    return compute_rating_changes(slices, matches)
 
 
 def render_changes_table(changes: Sequence[RatingChange], top_n: int | None = None) -> str:
@@ -94,12 +104,13 @@ def render_changes_table(changes: Sequence[RatingChange], top_n: int | None = No
         return "no rated models in the history\n"
     width = max(len("model"), *(len(c.model) for c in shown))
     head = (f"{'model':<{width}}  {'first':>10}  {'initial':>8}  {'final':>8}  {'change':>7}  "
-            f"{'highest':>8}  {'lowest':>8}  {'volatility':>10}  {'slices':>6}")
+            f"{'highest':>8}  {'lowest':>8}  {'volatility':>10}  {'slices':>6}  {'matches':>8}")
     lines = [head]
     for c in shown:
         vol = "-" if c.volatility is None else f"{c.volatility:.1f}"
+        total = "-" if c.total_matches is None else str(c.total_matches)
         lines.append(f"{c.model:<{width}}  {c.first_date:>10}  {c.initial:>8.1f}  {c.final:>8.1f}  {c.change:>+7.1f}  "
-                     f"{c.highest:>8.1f}  {c.lowest:>8.1f}  {vol:>10}  {c.slices:>6}")
+                     f"{c.highest:>8.1f}  {c.lowest:>8.1f}  {vol:>10}  {c.slices:>6}  {total:>8}")
     if len(shown) < len(changes):
         lines.append(f"... {len(changes) - len(shown)} more")
     return "\n".join(lines) + "\n"

@@ -5,11 +5,17 @@
 1. latent skills: the default roster (eight models, ``DEFAULT_ROSTER``: offsets from the
    scale's centre), names given with ``--models a,b,c`` (evenly spaced ``NAME_STEP``
    points apart around the centre, first name strongest), or a count (``random_skills``);
-2. battles drawn from those skills by ``builder.pairwise.simulate.simulate_battles``;
-3. Bradley-Terry maximum likelihood with percentile intervals from multinomial bootstrap
+2. battles drawn from those skills by ``builder.pairwise.simulate.simulate_battles``, each
+   pair drawn uniformly by default (``zipf_exponent`` 0; a positive exponent gives the
+   models Zipf popularity, as on a real arena, where rarely seen models are placed less surely);
+3. the first few battles walked one by one with each online Elo update (``compute_elo_trace``);
+4. Bradley-Terry maximum likelihood with percentile intervals from multinomial bootstrap
    rounds, and online Elo (k = 4) over the same battles in time order (``compute_demo_elo``);
-4. the leaderboard by Bradley-Terry rating with the online Elo and the true skill beside
-   it, and how many positions each method put in the true order.
+5. the leaderboard by Bradley-Terry rating with the online Elo and the true skill beside
+   it, how many positions each method put in the true order, and the win probability of
+   every pair under the fitted ratings (``compute_win_probabilities``):
+
+       P(A beats B) = 1 / (1 + base ** ((r_B - r_A) / scale))      (base 10, scale 400)
 
 The skills are on the Arena scale centred on ``init`` (1000); the Bradley-Terry fit is
 centred on the same mean, so with the default roster (mean offset 0) fitted ratings and
@@ -18,6 +24,7 @@ true skills are directly comparable.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -103,6 +110,57 @@ def compute_demo_elo(sim: SimulatedBattles, *, k: float = K, init: float = INIT)
     return {m: v[0] for m, v in result.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One battle of the trace and the online Elo ratings of its two models around it."""
+
+    number: int  # 1-based position in the battle sequence
+    model_a: str
+    model_b: str
+    winner: str  # an ``OUTCOMES`` value
+    before: tuple[float, float]  # (A, B) ratings before the battle
+    after: tuple[float, float]  # (A, B) ratings after it
+
+
+def compute_elo_trace(sim: SimulatedBattles, n: int, *, k: float = K, init: float = INIT) -> list[TraceStep]:
+    """The first ``n`` battles with the online Elo update of each: the same arithmetic as
+    ``compute_demo_elo`` (a model not seen yet starts at ``init``)."""
+    names, outcomes = sim.models, list(OUTCOMES)
+    steps: list[TraceStep] = []
+    ratings: dict[str, float] = {}
+    a_names = [names[x] for x in sim.model_a[:n].tolist()]
+    b_names = [names[x] for x in sim.model_b[:n].tolist()]
+    winners = [outcomes[o] for o in sim.outcome[:n].tolist()]
+    c = math.log2(10.0) / 400.0
+    for q, (ma, mb, w) in enumerate(zip(a_names, b_names, winners, strict=True)):
+        ra, rb = ratings.get(ma, init), ratings.get(mb, init)
+        # the update of ``online_elo_python``, term for term: R_A + k S_A - k E_A
+        d = k / (1.0 + math.exp2(c * (rb - ra)))
+        s = k * {"model_a": 1.0, "model_b": 0.0}.get(w, 0.5)
+        ratings[ma], ratings[mb] = (ra + s) - d, (rb - s) + d
+        steps.append(TraceStep(q + 1, ma, mb, w, (ra, rb), (ratings[ma], ratings[mb])))
+    return steps
+
+
+def render_elo_trace(steps: Sequence[TraceStep]) -> list[str]:
+    """Text lines: each battle, then each side's rating before -> after (change)."""
+    lines = []
+    for st in steps:
+        result = {"model_a": f"{st.model_a} wins", "model_b": f"{st.model_b} wins"}.get(st.winner, st.winner)
+        lines.append(f"battle {st.number}: {st.model_a} vs {st.model_b} -> {result}")
+        for m, b, a in ((st.model_a, st.before[0], st.after[0]), (st.model_b, st.before[1], st.after[1])):
+            lines.append(f"  {m}: {b:.1f} -> {a:.1f} ({a - b:+.1f})")
+    return lines
+
+
+def compute_win_probabilities(ratings: Mapping[str, float], *, scale: float = 400.0,
+                              base: float = 10.0) -> list[tuple[str, str, float]]:
+    """(A, B, P(A beats B)) for every pair, A above B in the given order (strongest first)."""
+    names = list(ratings)
+    return [(a, b, 1.0 / (1.0 + base ** ((ratings[b] - ratings[a]) / scale)))
+            for i, a in enumerate(names) for b in names[i + 1:]]
+
+
 def _positions(values: Mapping[str, float]) -> dict[str, int]:
     ordered = sorted(values, key=lambda m: (-values[m], m))
     return {m: k for k, m in enumerate(ordered)}
@@ -121,12 +179,15 @@ def run_arena_pipeline(
     workers: int | None = 1,
     anony_share: float = 1.0,
     official: bool = True,
+    zipf_exponent: float = 0.0,
 ) -> PipelineResult:
-    """Simulate ``n_battles`` from ``skills`` (a share ``anony_share`` of them anonymous), keep
-    the anonymous ones when ``official`` (the published method), fit Bradley-Terry
-    (``bootstrap`` rounds) and online Elo, and compare both orders with the truth.
-    ``removed`` counts the battles the official filter dropped."""
-    drawn = sim = simulate_battles(skills, n_battles, seed=seed, tie_prob=tie_prob, anony_share=anony_share)
+    """Simulate ``n_battles`` from ``skills`` (pairs uniform, or Zipf popularity with
+    ``zipf_exponent`` > 0; a share ``anony_share`` of them anonymous), keep the anonymous ones
+    when ``official`` (the published method), fit Bradley-Terry (``bootstrap`` rounds) and
+    online Elo, and compare both orders with the truth. ``removed`` counts the battles the
+    official filter dropped."""
+    drawn = sim = simulate_battles(skills, n_battles, seed=seed, tie_prob=tie_prob, anony_share=anony_share,
+                                   zipf_exponent=zipf_exponent)
     removed: dict[str, int] = {}
     if official:
         keep = np.asarray(sim.anony, dtype=bool)
@@ -182,10 +243,14 @@ __all__ = [
     "DEFAULT_ROSTER",
     "NAME_STEP",
     "PipelineResult",
+    "TraceStep",
     "battle_rows",
+    "compute_elo_trace",
+    "compute_win_probabilities",
     "describe_skills",
     "parse_models_option",
     "recovery_line",
+    "render_elo_trace",
     "run_arena_pipeline",
     "skills_for",
 ]

@@ -90,6 +90,9 @@ class HistorySlice:
     ranks: np.ndarray  # 1-based within the component, 0 where unrated
     component: np.ndarray
     elo: np.ndarray
+    matches: np.ndarray  # cumulative battles of each model up to the slice's date, int64
+    wins: np.ndarray  # cumulative decisive wins (ties excluded), int64
+    ties: np.ndarray  # cumulative ties of either kind, int64
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -197,10 +200,11 @@ def compute_history(
         current = results.get(k, current)
         if current is None:
             raise AssertionError(f"history slice {k} has no fit (the first slice always has one)")
-        ratings, lower, upper, ranks, component, played = current
+        ratings, lower, upper, ranks, component, played, wins, ties = current
         day = min(period_last_day(first + k, period), last_day)
-        elo_k_ratings = np.where(played, elo.snapshots[k], np.nan)
-        slices.append(HistorySlice(day, int(end), ratings, lower, upper, ranks, component, elo_k_ratings))
+        elo_k_ratings = np.where(played > 0, elo.snapshots[k], np.nan)
+        slices.append(HistorySlice(day, int(end), ratings, lower, upper, ranks, component, elo_k_ratings,
+                                   played, wins, ties))
     return History(battles.models, period, tuple(slices), undated)
 
 
@@ -215,8 +219,9 @@ class _SliceJob:
     bootstrap: int
 
 
-SliceFit = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]
-"(ratings, lower, upper, ranks, component, played) of one history slice."
+SliceFit = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                 np.ndarray]
+"(ratings, lower, upper, ranks, component, matches, wins, ties) of one history slice; counts int64."
 
 
 def _fit_slice(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSequence) -> SliceFit:
@@ -228,14 +233,14 @@ def _fit_slice_inner(job: _SliceJob, flat: np.ndarray, seed: np.random.SeedSeque
     c = flat.reshape(-1, 3)
     counts = PairCounts(job.models, job.i, job.j, c[:, 0].copy(), c[:, 1].copy(), c[:, 2].copy())
     fit = fit_bt(counts, scale=job.scale, base=job.base, init=job.init, on_unidentifiable="drop")
-    played = counts.per_model()[0] > 0
+    matches, wins, ties = (np.rint(x).astype(np.int64) for x in counts.per_model())
     lower = upper = None
     if job.bootstrap > 0:
         boot_seed = int(seed.generate_state(1)[0])
         bs = bootstrap_bt(counts, fit, job.bootstrap, boot_seed, workers=1)
         lower, upper = bs.lower, bs.upper
     ranks = point_ranks(fit.ratings, fit.component)
-    return fit.ratings, lower, upper, ranks, fit.component, played
+    return fit.ratings, lower, upper, ranks, fit.component, matches, wins, ties
 
 
 __all__ = [

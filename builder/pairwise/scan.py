@@ -72,6 +72,7 @@ from builder.pairwise.battles import (
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
+from builder.pairwise.summary import BattleSummary, compute_battle_summary
 
 if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
     import pyarrow as pa
@@ -993,6 +994,10 @@ class BattleScan:
                                     threshold=threshold, voters=len(voters), tested=int(tested.sum()),
                                     flagged=tuple(sorted(names)), rows_removed=before - self.report.rows_kept)
         return self.voter_test
+    def summary(self) -> BattleSummary:
+        """The kept battles' outcome distribution and model appearances (from the grouped scan)."""
+        ca, cb, o, n = self._pair_groups
+        return compute_battle_summary(self.models, ca, cb, o, n)
 
     def _fetch(self, sql: str, how: str) -> Any:
         return _fetch(self._con, self.path, sql, how)

@@ -48,10 +48,19 @@ class IdentityRow:
     aliases: tuple[str, ...]
 
 
-def _price_key(snap: Snapshot, identity: str, sources: list[str]) -> str | None:
-    entries = [p for p in snap.prices.token if p.identity == identity and p.source in sources]
-    entries.sort(key=lambda p: not p.used)  # stable: the chosen entry, then input order
-    return entries[0].key if entries else None
+def _price_keys(snap: Snapshot, sources: list[str]) -> dict[str, str]:
+    """identity -> the price key of its chosen token-price entry among ``sources``, else its
+    first one (input order), in one pass over the token prices."""
+    wanted = set(sources)
+    first: dict[str, str] = {}
+    chosen: dict[str, str] = {}
+    for p in snap.prices.token:
+        if p.source not in wanted:
+            continue
+        first.setdefault(p.identity, p.key)
+        if p.used:
+            chosen.setdefault(p.identity, p.key)
+    return first | chosen
 
 
 def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
@@ -74,16 +83,15 @@ def compute_identity_rows(snap: Snapshot) -> list[IdentityRow]:
     spellings: dict[str, set[str]] = {}
     for identity, _, spelling in pairs:
         spellings.setdefault(identity, set()).add(spelling)
-    keys: dict[str, tuple[str | None, str | None]] = {}
+    market_keys = _price_keys(snap, sources_playing(snap.sources, "market_prices"))
+    listed_keys = _price_keys(snap, sources_playing(snap.sources, "list_prices"))
     rows = []
-    market, listed = sources_playing(snap.sources, "market_prices"), sources_playing(snap.sources, "list_prices")
     for identity, source, spelling in sorted(pairs):
-        if identity not in keys:
-            keys[identity] = (_price_key(snap, identity, market), _price_key(snap, identity, listed))
+        keys = (market_keys.get(identity), listed_keys.get(identity))
         facts = snap.models.get(identity)
         known_spellings = (set(facts.spellings) if facts is not None else set()) | spellings[identity]
         aliases = tuple(sorted(known_spellings - {spelling}))
-        rows.append(IdentityRow(identity, source, spelling, keys[identity][0], keys[identity][1], aliases))
+        rows.append(IdentityRow(identity, source, spelling, keys[0], keys[1], aliases))
     return rows
 
 

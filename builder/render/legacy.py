@@ -1,7 +1,8 @@
 """Rendering a snapshot saved before the single-source rule (seed 004, "Combine families").
 
 The rule: a model with exactly one contributing independent evaluator is shown in the board's
-"New, not enough ratings yet" strip, without a rank, and is no home-computer pick. A snapshot
+"New, not enough ratings yet" strip, without a rank, and likewise in each home-computer
+machine's New strip rather than among its ranked picks. A snapshot
 records that it was scored under the rule in ``snapshot["method"]["single_source_rule"]``
 (``true``); a snapshot without that field (or with ``false``) is from before the rule.
 
@@ -11,8 +12,8 @@ Rendering such a snapshot applies the rule to what it saved:
   "new" strip (rank null); the rows left are ranked again with competition ranks on their
   unrounded R (``rank = 1 + number of rows with a strictly greater r``), ties in ascending
   model spelling;
-- on every home-computer machine such rows are dropped and the rest ranked again by
-  (partial last, R descending), ties sharing a rank;
+- on every home-computer machine such rows move to the machine's "new" strip (rank null)
+  and the rest are ranked again by (partial last, R descending), ties sharing a rank;
 - on each board or machine where that filtering changed the ranking, the saved movement
   labels compare against a ranking that no longer exists, so they are all suppressed
   (``movement`` null) and the page says why (``MOVEMENT_NOTE``, for the boards and machines
@@ -109,7 +110,12 @@ def _rerank_machine(machine: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
     for row, rank in zip(kept, competition_ranks([key(r) for r in kept]), strict=True):
         row["rank"] = rank
         row["movement"] = None
-    machine["rows"] = kept
+    for row in moved:
+        row["rank"] = None
+        row["movement"] = None
+    strip = list(machine.get("new") or []) + moved
+    strip.sort(key=lambda r: (*key(r), str(r.get("model") or "")))
+    machine["rows"], machine["new"] = kept, strip
     return True, tuple(str(r.get("identity")) for r in moved)
 
 

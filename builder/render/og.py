@@ -6,15 +6,21 @@
 The SVG is rasterised by ``resvg-py`` (resvg, self-contained) with the Roboto font from the
 ``font-roboto`` package (Apache License 2.0, its licence copied to ``og/FONT-LICENCE.txt``),
 system fonts skipped, so a preview looks the same on every machine and needs no outside
-service. Only what is needed is rendered: a PNG is cached under
-``<site.yml folder>/.modelboards/og-cache/<sha256 of the SVG and the renderer>.png`` and
-copied from there when the same card was drawn before (an unchanged board or model costs a
-file copy). Text is XML-escaped; long lines are cut with an ellipsis.
+service (``builder.render.og_draw``). Only what changed is drawn: a card is keyed by what it
+shows (the SHA-256 of its SVG text and the renderer), cached under
+``<site.yml folder>/.modelboards/og-cache/<key>.png`` and copied from there when the same
+card was drawn before (an unchanged board or model costs a file copy). New cards are drawn
+once every page is written (``draw_pending_cards``): in worker processes, one per core, when
+there are at least ``PARALLEL_MIN`` of them, else in this process; a card shown by several
+pages is drawn once. Text is XML-escaped; long lines are cut with an ellipsis.
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import hashlib
+import multiprocessing
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -22,17 +28,15 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-import font_roboto
-import resvg_py
-
+from builder.render.og_draw import FONT_FILES, RENDERER, render_png, render_pngs  # noqa: F401  (og.render_png)
 from builder.render.writer import SiteWriter
 
 WIDTH, HEIGHT = 1200, 630
 CACHE_DIR = Path(".modelboards") / "og-cache"
-FONT_FILES = (font_roboto.font_files["Roboto"], font_roboto.font_files["RobotoBold"])
-FONT_LICENCE = Path(font_roboto.font_files["Roboto"]).with_name("LICENSE")
-RENDERER = f"resvg-py {resvg_py.__version__}; Roboto (font-roboto); v1"
-"Part of the cache key: a new renderer or card layout draws every card again."
+FONT_LICENCE = Path(FONT_FILES[0]).with_name("LICENSE")
+PARALLEL_MIN = 16
+"New cards below this count are drawn in this process: starting workers costs more than it saves."
+_PENDING = "og_pending"
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -64,15 +68,14 @@ def card_svg(site: str, title: str, subtitle: str, lines: Sequence[str], footer:
     )
 
 
-def render_png(svg: str) -> bytes:
-    """Rasterise ``svg`` with the shipped font only."""
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
-                                       font_family="Roboto", sans_serif_family="Roboto"))
+def card_key(svg: str) -> str:
+    """The cache key of a card: SHA-256 of the renderer and the SVG (what the card shows)."""
+    return hashlib.sha256(f"{RENDERER}\n{svg}".encode()).hexdigest()
 
 
 def write_png(w: SiteWriter, rel: str, svg: str) -> None:
-    """``rel`` in the site from the cache, else rendered (and cached)."""
-    key = hashlib.sha256(f"{RENDERER}\n{svg}".encode()).hexdigest()
+    """``rel`` in the site from the cache, else queued for ``draw_pending_cards``."""
+    key = card_key(svg)
     cache = w.base / CACHE_DIR / f"{key}.png"
     dst = w.out / rel
     dst.parent.mkdir(parents=True, exist_ok=True)
@@ -80,16 +83,48 @@ def write_png(w: SiteWriter, rel: str, svg: str) -> None:
         shutil.copyfile(cache, dst)
         w.cache["og_cached"] = w.cache.get("og_cached", 0) + 1
         return
-    png = render_png(svg)
-    dst.write_bytes(png)
-    w.cache["og_rendered"] = w.cache.get("og_rendered", 0) + 1
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{key[:8]}.tmp")
-        tmp.write_bytes(png)
-        tmp.replace(cache)
-    except OSError:
-        pass  # a read-only checkout renders every card; the site is the same
+    pending: dict[str, tuple[str, list[Path]]] = w.cache.setdefault(_PENDING, {})
+    pending.setdefault(key, (svg, []))[1].append(dst)
+
+
+def _draw(svgs: list[str], workers: int) -> list[bytes]:
+    """PNGs of ``svgs`` in order, in ``workers`` processes (this one when 1)."""
+    if workers <= 1:
+        return render_pngs(svgs)
+    chunks = [svgs[k::workers] for k in range(workers)]  # interleaved: equal shares of work
+    # spawn: a clean worker that imports only the rasteriser (no forked locks or threads)
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(render_pngs, chunks))
+    out: list[bytes] = [b""] * len(svgs)
+    for k, part in enumerate(parts):
+        out[k::workers] = part
+    return out
+
+
+def draw_pending_cards(w: SiteWriter, workers: int | None = None) -> int:
+    """Draw every card ``write_png`` queued, write each where its pages want it and into the
+    cache; returns the number drawn. ``workers``: processes (default: one per core when at
+    least ``PARALLEL_MIN`` cards are new, else none)."""
+    pending: dict[str, tuple[str, list[Path]]] = w.cache.pop(_PENDING, {})
+    if not pending:
+        return 0
+    keys = list(pending)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(keys)) if len(keys) >= PARALLEL_MIN else 1
+    pngs = _draw([pending[k][0] for k in keys], workers)
+    for key, png in zip(keys, pngs, strict=True):
+        for dst in pending[key][1]:
+            dst.write_bytes(png)
+        try:
+            cache = w.base / CACHE_DIR / f"{key}.png"
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{key[:8]}.tmp")
+            tmp.write_bytes(png)
+            tmp.replace(cache)
+        except OSError:
+            pass  # a read-only checkout draws every card; the site is the same
+    w.cache["og_rendered"] = w.cache.get("og_rendered", 0) + len(keys)
+    return len(keys)
 
 
 def og_card(

@@ -16,19 +16,22 @@ The pages are the explicit list ``builder.render.pages.PAGES``: each entry rende
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
 from builder.config import SiteConfig
 from builder.render.exports import board_attribution
 from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import ContentPage, read_content_dir
+from builder.render.og import draw_pending_cards
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
 from builder.render.writer import Page, SiteWriter, Snap, copy_static, make_env
@@ -39,10 +42,34 @@ from builder.util.formats import RATING_LICENCE
 from builder.util.text import CSP, safe_url
 
 T = TypeVar("T")
+P = ParamSpec("P")
 ChangeLog = Callable[[Sequence[Snap]], Sequence[Mapping[str, Any]]]
 "Snapshots (oldest first) -> one change document per date."
 
 
+def _gc_paused(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn`` with the cyclic garbage collector paused while it runs.
+
+    A render allocates many objects that live until it ends (the snapshot's indexes, page
+    contexts), and every full collection walks all of them again, so with the collector on
+    the render grows faster than the number of models (about 25% more CPU at 2,500 models,
+    nothing at 50). Reference counting still frees everything that is not a cycle; the few
+    cycles a render makes are collected once the collector is back on."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return run
+
+
+@_gc_paused
 def render_site(
     snapshot: Snap | None,
     history: Sequence[Snap],
@@ -121,6 +148,7 @@ def render_site(
     warnings += copy_static([t / "static" for t in templates], out / "static")
     for page in chosen:
         page.render(w)
+    draw_pending_cards(w)  # the share images no cache held, drawn together (in parallel when many)
     day = snap.date if snap else None
     w.file("sitemap.xml", w.env.get_template("sitemap.xml").render(
         {"urls": [base_url + p for p in sorted(set(w.pages))], "lastmod": day}))

@@ -503,22 +503,32 @@ def compute_machine(
     book: PriceBook,
     prev: Mapping[str, int] | None,
 ) -> snap.Machine:
-    """Home-computer picks: open-weight, known parameters, 4-bit estimate within the memory fraction."""
+    """Home-computer picks: open-weight, known parameters, 4-bit estimate within the memory fraction.
+
+    Models that fit but have a score from one evaluator only (``new``) go to the machine's New
+    strip, unranked, as on the boards."""
     fits: list[tuple[ScoredModel, float]] = []
+    strip: list[tuple[ScoredModel, float]] = []
     for s in field:
         facts = models.get(s.identity)
-        if s.new or facts is None or facts.open_weight is not True or facts.params_b is None:
+        if facts is None or facts.open_weight is not True or facts.params_b is None:
             continue
         if within_fraction(memory_estimate_gb(facts.params_b, cfg), machine.memory_gb, cfg.prices.memory_fraction):
-            fits.append((s, facts.params_b))
+            (strip if s.new else fits).append((s, facts.params_b))
     fits.sort(key=lambda f: pick_order(f[0]))
+    strip.sort(key=lambda f: pick_order(f[0]))
     ranks = rank_by_key(fits, lambda f: (f[0].partial, -f[0].r))
     rows = tuple(
         snap.MachineRow(**_row_fields(s, rank, compute_movement(s.identity, rank, prev), book),
                         params_b=params, memory_est_gb=memory_estimate_gb(params, cfg))
         for rank, (s, params) in zip(ranks, fits, strict=True)
     )
-    return snap.Machine(id=machine.id, name=machine.name, memory_gb=machine.memory_gb, rows=rows)
+    new = tuple(
+        snap.MachineRow(**_row_fields(s, None, None, book), params_b=params,
+                        memory_est_gb=memory_estimate_gb(params, cfg))
+        for s, params in strip
+    )
+    return snap.Machine(id=machine.id, name=machine.name, memory_gb=machine.memory_gb, rows=rows, new=new)
 
 
 def compute_best_stack(boards: Sequence[snap.Board]) -> tuple[snap.BestStackEntry, ...]:

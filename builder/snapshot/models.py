@@ -454,6 +454,9 @@ class Machine(SnapshotModel):
     name: str = Field(description="Display name, e.g. 'RTX 3090'.")
     memory_gb: float = Field(gt=0, description="Memory available to the model, GB.")
     rows: tuple[MachineRow, ...] = Field(description="Models that fit, non-partial first, then by R.")
+    new: tuple[MachineRow, ...] = Field(
+        default=(), description="The New strip: models that fit but have a score from one evaluator only; "
+        "unranked (rank and movement null), non-partial first, then by R (empty in older snapshots).")
 
 
 class BestStackEntry(SnapshotModel):
@@ -642,6 +645,10 @@ class ArenaSliceModel(SnapshotModel):
     elo: float | None = Field(description="Online Elo at the slice's date.")
     lower: float | None = Field(description="Lower bound (null without history bootstrap).")
     upper: float | None = Field(description="Upper bound (null without history bootstrap).")
+    matches: int | None = Field(default=None, ge=0,
+                                description="Battles of the spelling up to the slice's date (null in older snapshots).")
+    wins: int | None = Field(default=None, ge=0, description="Decisive wins up to the date, ties excluded.")
+    ties: int | None = Field(default=None, ge=0, description="Ties of either kind up to the date.")
 
 
 class ArenaSlice(SnapshotModel):
@@ -742,9 +749,11 @@ class ArenaChange(SnapshotModel):
     highest: float = Field(description="Highest rating over the slices.")
     lowest: float = Field(description="Lowest rating over the slices.")
     volatility: float | None = Field(
-        description="Sample standard deviation of the changes between successive rated slices; null with fewer "
-        "than two changes."
+        description="Sample standard deviation of the spelling's ratings over its rated slices; null with fewer "
+        "than two slices."
     )
+    total_matches: int | None = Field(
+        default=None, ge=0, description="Battles of the spelling up to its last rated slice (null in older snapshots).")
 
 
 class ArenaCategory(SnapshotModel):
@@ -846,6 +855,8 @@ class ClarifySummary(SnapshotModel):
     ora: float = Field(description="Mean outcome-relevant accuracy (ORA), 0..1.")
     avg_turns: float = Field(description="Mean question rounds.")
     avg_diff: float = Field(description="Mean question rounds minus key questions.")
+    tkqr_above_one: int = Field(
+        default=0, ge=0, description="Records with more hits than key questions (TKQR above 1, averaged as computed).")
 
 
 class ClarifyResults(SnapshotModel):
@@ -1184,6 +1195,10 @@ def _machine_problems(path: str, machine: Machine, known: Mapping[str, ModelFact
             expected = before.rank if key == (before.partial, -before.r) else j + 1
         if row.rank != expected:
             yield f"{path}.rows[{j}].rank", f"rank {row.rank!r} disagrees with the rows (expected {expected})"
+    for j, row in enumerate(machine.new):
+        yield from _known(f"{path}.new[{j}].identity", row.identity, known)
+        if row.rank is not None:
+            yield f"{path}.new[{j}].rank", "a row of the new strip has no rank"
 
 
 def _stack_problems(stacks: Stacks, boards: Sequence[Board], known: Mapping[str, ModelFacts]) -> Iterator[Problem]:

@@ -112,7 +112,8 @@
     var list;
     if (t === 0 || i + 1 >= state.frames.length) {
       list = a.models.map(function (m) {
-        return { identity: m.identity, name: m.name, value: m.value, score: m.score, partial: m.partial, exact: true };
+        return { identity: m.identity, name: m.name, value: m.value, score: m.score, partial: m.partial, exact: true,
+                 matches: m.matches };
       });
     } else {
       var b = state.frames[i + 1];
@@ -127,12 +128,12 @@
         var n = next[m.identity];
         var to = n ? n.value : floor;
         return { identity: m.identity, name: (n || m).name, value: m.value + (to - m.value) * t,
-                 partial: (n || m).partial, exact: false };
+                 partial: (n || m).partial, exact: false, matches: m.matches };
       });
       b.models.forEach(function (m) {
         if (!seen[m.identity]) {
           list.push({ identity: m.identity, name: m.name, value: floor + (m.value - floor) * t,
-                      partial: m.partial, exact: false });
+                      partial: m.partial, exact: false, matches: m.matches });
         }
       });
     }
@@ -209,7 +210,11 @@
       .attr("data-rank", function (d) { return d.pos + 1; }).attr("data-leaving", null);
     all.select("rect").attr("fill", function (d) { return colour(d.identity); });
     all.select("text.name").text(label);
-    all.select("text.value").text(function (d) { return d.exact ? d.score : Math.round(d.value); });
+    /* Arena frames carry each model's battles so far: "1234 (560 matches)" */
+    all.select("text.value").text(function (d) {
+      var v = d.exact ? d.score : Math.round(d.value);
+      return d.matches == null ? String(v) : v + " (" + d.matches + " matches)";
+    });
     all.transition(tr).attr("transform", function (d) { return "translate(0," + y(d.pos) + ")"; });
     all.select("rect").transition(tr).attr("width", function (d) { return Math.max(1, x(d.value) - MARGIN.left); });
     all.select("text.value").transition(tr).attr("x", function (d) { return x(d.value) + 6; });

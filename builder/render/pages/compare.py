@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from builder.render.pages.models import model_index
+from builder.render.pages.models import ModelIndex, index_models, model_index
 from builder.render.writer import SiteWriter, current
 from builder.snapshot.models import ArenaModel, Snapshot
 from builder.util.text import model_slug, strip_bidi
@@ -78,26 +78,28 @@ def _records(snap: Snapshot) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def compute_compare_model(snap: Snapshot, identity: str, arena: Mapping[str, list[ArenaModel]],
-                          records: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Everything the compare page shows for one model (JSON-able)."""
+                          records: Mapping[str, Mapping[str, Any]], idx: ModelIndex | None = None) -> dict[str, Any]:
+    """Everything the compare page shows for one model (JSON-able).
+
+    ``idx``: the render's ``ModelIndex`` (rows, observations and prices by identity, built
+    once), so each model costs O(its own rows); built here when not given."""
+    if idx is None:
+        idx = index_models(snap)
     facts = snap.models.get(identity)
     fams: dict[str, float] = {}
     boards = []
-    for b in snap.boards:
-        for strip, rows in (("ranked", b.rows), ("new", b.new)):
-            for r in rows:
-                if r.identity == identity:
-                    fams.update(r.families)
-                    boards.append({"board": b.id, "strip": strip, "rank": r.rank, "score": r.score, "r": r.r,
-                                   "partial": r.partial, "interval": None})
+    for b, r, strip in idx.placements.get(identity, ()):
+        fams.update(r.families)
+        boards.append({"board": b.id, "strip": strip, "rank": r.rank, "score": r.score, "r": r.r,
+                       "partial": r.partial, "interval": None})
     sources = [{"source": o.source, "feed": o.feed, "evaluator": o.evaluator, "spelling": o.model, "raw": o.raw,
                 "calibrated": o.calibrated, "date": o.date, "details": o.details, "url": o.url}
-               for o in snap.observations if o.identity == identity and o.selected]
+               for o in idx.observations.get(identity, ()) if o.selected]
     sources.sort(key=lambda s: str(s["feed"]))
     token = [{"source": p.source, "key": p.key, "blended": p.blended, "used": p.used}
-             for p in snap.prices.token if p.identity == identity]
+             for p in idx.token_prices.get(identity, ())]
     build = next(({"price": p.price, "passed": p.passed, "epoch": p.epoch, "jobs": p.jobs}
-                  for p in snap.prices.build if p.identity == identity), None)
+                  for p in idx.build_prices.get(identity, ())), None)
     rated = arena.get(identity, [])
     return {
         "identity": identity, "slug": model_slug(identity), "name": facts.name if facts else identity,
@@ -119,7 +121,7 @@ def render_compare(w: SiteWriter) -> None:
     models = []
     for ident in idx.identities:
         slug = model_slug(ident)
-        w.file(f"data/compare/{slug}.json", _dump(compute_compare_model(snap, ident, arena, records)))
+        w.file(f"data/compare/{slug}.json", _dump(compute_compare_model(snap, ident, arena, records, idx)))
         models.append({"slug": slug, "name": idx.names[ident], "identity": ident})
     method = snap.arena.method if snap.arena is not None else None
     w.file("data/compare/index.json", _dump({

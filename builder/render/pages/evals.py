@@ -171,7 +171,7 @@ def render_pairwise_csv(suite: EvalSuite) -> str:
 def _report_summary(s: ClarifySummary) -> dict[str, Any]:
     """A clarify summary under the report's key names (TKQR, ORA)."""
     return {"num_tasks": s.num_tasks, "num_files": s.num_files, "TKQR": s.tkqr, "ORA": s.ora,
-            "avg_turns": s.avg_turns, "avg_diff": s.avg_diff}
+            "avg_turns": s.avg_turns, "avg_diff": s.avg_diff, "tkqr_above_one": s.tkqr_above_one}
 
 
 def render_suite_json(suite: EvalSuite, snapshot: Snap) -> str:
