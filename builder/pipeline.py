@@ -463,9 +463,10 @@ def check_out(cfg: SiteConfig, base: Path, out: Path, snapshots_dir: Path | None
 
     snaps = snapshots_dir or snapshots_path(cfg, base)
     store = store_path(cfg, base)
+    # a site inside the snapshots folder deletes nothing (its swap replaces the site folder only),
+    # and tests and operators keep a site beside the snapshots of a scratch folder
     return check_out_dir(out, protected=[("the project folder (site.yml's)", base), ("the snapshots folder", snaps),
-                                         ("the payload store", store)],
-                         inside=[("the snapshots folder", snaps), ("the payload store", store)])
+                                         ("the payload store", store)], inside=[("the payload store", store)])
 
 
 def check_base_url(base_url: str | None) -> None:

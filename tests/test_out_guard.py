@@ -56,7 +56,7 @@ def render(project: Path, out: str | Path):
     return invoke(project, "render", "--snapshot", str(project / "snapshots" / "2026-11-29.json"), "--out", str(out))
 
 
-@pytest.mark.parametrize("where", ["project", "snapshots", "store", "home", "root", "parent", "inside-snapshots"])
+@pytest.mark.parametrize("where", ["project", "snapshots", "store", "home", "root", "parent", "inside-store"])
 def test_render_refuses_folders_it_did_not_write(project: Path, where: str, monkeypatch, tmp_path: Path):
     home = tmp_path / "home"
     home.mkdir()
@@ -64,7 +64,7 @@ def test_render_refuses_folders_it_did_not_write(project: Path, where: str, monk
     monkeypatch.setenv("HOME", str(home))
     out = {"project": project, "snapshots": project / "snapshots", "store": project / ".modelboards" / "store",
            "home": home, "root": Path("/"), "parent": tmp_path,
-           "inside-snapshots": project / "snapshots" / "site"}[where]
+           "inside-store": project / ".modelboards" / "store" / "site"}[where]
     before = tree(project)
     res = render(project, out)
     assert res.exit_code == 2, res.output

@@ -234,10 +234,13 @@ def test_boards_show_intervals_rank_ub_and_tie_markers(page, served):
             text = tr.locator("td").nth(iv_col).inner_text()
             assert text == f"{u['r_lo']:.0f}–{u['r_hi']:.0f}", (board["id"], row["identity"])
             assert tr.locator("td").nth(iv_col).locator("svg.ci-bar rect.ci-range").count() == 1
+            # tie groups are anchored on their leader: a row is marked when the leader of its
+            # group is not ahead of it in 95% of the rounds, and the label names that leader
             tied = tr.get_attribute("data-tied") == "1"
-            assert tied is bool(u["tied_above"]), (board["id"], row["identity"])
+            assert tied is bool(u.get("tie_leader")), (board["id"], row["identity"])
             if tied:
-                assert f"statistically tied with {rows[k - 1]['model']}" in tr.locator("td").first.inner_text()
+                leader = next(r["model"] for r in rows if r["identity"] == u["tie_leader"])
+                assert f"statistically tied with {leader}" in tr.locator("td").first.inner_text()
         assert page.locator("#about-intervals").is_visible()
         assert page.get_by_role("link", name="download (CSV)").get_attribute("href").endswith(
             f"data/boards/{board['id']}-pairwise.csv")
@@ -257,11 +260,11 @@ def test_front_page_cards_name_their_tie_groups(page, served):
     for board in snapshot["boards"]:
         top = board["rows"][:5]
         card = page.locator(f"section.card:has(#card-{board['id']})")
-        tied = [r for r in top if r["uncertainty"]["tied_above"]]
+        tied = [r for r in top if r["uncertainty"].get("tie_leader")]
         assert card.locator("li.tied .tie").count() == len(tied), board["id"]
         if tied:
             text = card.locator("p.ties").inner_text()
-            head = board["rows"][board["rows"].index(tied[0]) - 1]  # the group starts one row above
+            head = next(r for r in board["rows"] if r["identity"] == tied[0]["uncertainty"]["tie_leader"])
             assert text.startswith("Statistically tied") and f"ranks {head['rank']}–" in text, text
         else:
             assert card.locator("p.ties").count() == 0

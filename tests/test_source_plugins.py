@@ -60,11 +60,13 @@ def test_without_the_plugin_its_kind_is_unknown(tmp_path):
 
 
 def _config(tmp_path: Path, sheet: Path) -> dict:
+    from conftest import require_shared_data
+
+    arena_file = require_shared_data() / "arena" / "lmarena" / "leaderboard-text.json"
     return {
         "demo": False,
         "sources": [
-            {"name": "arena", "kind": "lmarena", "recorded": str(ROOT.parent / "shared" / "data" / "arena" / "lmarena"
-                                                                  / "leaderboard-text.json"),
+            {"name": "arena", "kind": "lmarena", "recorded": str(arena_file),
              "date": "2025-12-11", "evaluator": "lmarena"},
             {"name": "sheet", "kind": "scoresheet", "recorded": str(sheet), "evaluator": "sheet-lab"},
             {"name": "wreck", "kind": "broken", "recorded": str(sheet)},

@@ -6,7 +6,7 @@ folder is accepted as ``--out`` when it is missing, empty, or holds that marker 
 site written before the marker existed: ``sitemap.xml``, ``robots.txt`` and ``static/`` and
 no ``site.yml``). Whatever it holds, the filesystem root, ``$HOME``, the project folder,
 the snapshots folder and the payload store (and any folder holding one of them, or inside
-the snapshots folder or the store) are refused.
+the store) are refused.
 """
 
 from __future__ import annotations
