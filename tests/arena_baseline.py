@@ -166,8 +166,9 @@ def arena_cases(files: dict[str, Path], tmp: Path) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, (fname, fields, hboot) in SECTIONS.items():
-        # the recorded reader had no official filters: every vote, as recorded
-        out[f"section|{name}"] = compute_arena_section(files[fname], ArenaConfig(all_votes=True, **fields),
+        # the recorded reader had no official filters (every vote) and a top-20 heatmap, as recorded
+        out[f"section|{name}"] = compute_arena_section(files[fname], ArenaConfig(all_votes=True, top_heatmap=20,
+                                                                                 **fields),
                                                        history_bootstrap=hboot,
                                                        workers=1)
     for name, args in FITS.items():

@@ -87,12 +87,16 @@ def render_demo_config(text: str, title: str, slug: str) -> str:
 
 
 def demo_snapshots() -> list[Path]:
-    """The package's demo history: its dated snapshots that say ``"demo": true``."""
+    """The package's demo history: its dated snapshots that say ``"demo": true`` and were
+    written by ``backfill --demo`` (they record their ``backfill``). A snapshot a build wrote
+    into a checkout's ``snapshots/`` (``make site`` writes today's) is the operator's own day,
+    not history to hand to a new site: it would stand in for the new site's first build."""
     folder = package_dir("snapshots")
     out = []
     for p in sorted(folder.glob("????-??-??.json")):
         try:
-            if json.loads(p.read_text(encoding="utf-8")).get("demo") is True:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            if data.get("demo") is True and data.get("backfill"):
                 out.append(p)
         except (OSError, ValueError):
             continue
