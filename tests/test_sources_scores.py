@@ -605,7 +605,8 @@ def test_tb_one_observation_per_submission_folder(tb_result: ParseResult) -> Non
     subs = {o.details["submission"] for o in tb_result.observations}
     assert len(tb_result.observations) == len(subs) == 13
     assert {o.feed for o in tb_result.observations} == {"terminal-bench/accuracy"}
-    assert all(o.excluded is None for o in tb_result.observations)
+    # every run counts but the one whose model_name is its agent's own name (ob1-sdk)
+    assert [o.model for o in tb_result.observations if o.excluded is not None] == ["ob1-sdk"]
     assert {o.release for o in tb_result.observations} == {"0.1.1"}
     for o in tb_result.observations:
         assert o.details["commit"] == "8e1925a3" and o.details["benchmark_version"] == "0.1.1"
@@ -643,7 +644,12 @@ def test_tb_folder_breaking_the_pattern(tb_result: ParseResult) -> None:
     assert o.details["agent"] == "ob1-agent" and o.details["model_from"] == "metadata"
     assert o.date == date(2025, 9, 10)  # from start_time, the folder name has no YYYYMMDD
     assert o.details["trials"] == 5
-    assert o.raw == pytest.approx(100 * (0.5625 + 0.5875 + 0.575 + 0.5625 + 0.55) / 5)
+    # its model_name is the agent's own product (ob1-sdk run by ob1-agent), not a model: kept, excluded
+    assert o.raw is None and "names the agent" in o.excluded
+    assert o.details["trial_accuracies"] == pytest.approx([56.25, 58.75, 57.5, 56.25, 55.0])
+    assert not terminal_bench.names_its_agent("claude-4.1-opus", "orchestrator")
+    assert not terminal_bench.names_its_agent("gpt-5", None)
+    assert not terminal_bench.names_its_agent("claude-sonnet-5-20260915", "Claude Code")
     # without metadata such a folder cannot name its model: kept, excluded with the reason
     files = {
         "results/terminal-bench-core@0.1.1/odd-folder/results.json": b'{"accuracy": 0.5}',

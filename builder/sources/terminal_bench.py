@@ -256,6 +256,8 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
         problems.extend(bad_meta)
         if not folder and meta_model is None:
             problems.append(f"{sub.name}: folder name is not YYYYMMDD_<agent>_<model> and run_metadata names no model")
+        if names_its_agent(model, agent):
+            problems.append(f"{sub.name}: model_name {model!r} names the agent ({agent!r}), not a model")
         if problems:
             raw, problem = None, "; ".join(problems)
         else:
@@ -286,6 +288,25 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
             )
         )
     return ParseResult(observations=tuple(_exclude_incompatible(observations)))
+
+
+_PRODUCT_WORDS = frozenset({"agent", "sdk", "cli", "api"})
+"Words that say what kind of product a name is, not which one (``ob1-agent``, ``ob1-sdk``)."
+
+
+def names_its_agent(model: str, agent: str | None) -> bool:
+    """A submission's ``model_name`` that is its agent's own product name, not a model: the
+    same words as the agent's name once the product words (agent, sdk, cli, api) are left out
+    (``ob1-sdk`` run by ``ob1-agent``, an agent whose model is not disclosed). Such a row would
+    put an agent on the boards as if it were a model; ``claude-sonnet-5`` run by Claude Code
+    is a model."""
+    if not agent:
+        return False
+
+    def words(name: str) -> list[str]:
+        return [w for w in re.split(r"[-_ ./:@]+", name.strip().lower()) if w and w not in _PRODUCT_WORDS]
+
+    return bool(words(model)) and words(model) == words(agent)
 
 
 def _exclude_incompatible(observations: list[Observation]) -> list[Observation]:
