@@ -135,3 +135,19 @@ def test_every_demo_payload_passes_the_dry_run():
         assert dry_run(result, source) is None, source.name
         checked += len(result.observations) + len(result.prices) + len(result.models)
     assert checked > 500  # 823 records in the shipped demo
+
+
+@pytest.mark.parametrize("kind, path", [
+    ("lmarena", "arena/lmarena/leaderboard-text.json"), ("litellm", "litellm/model_prices_and_context_window.json"),
+    ("openrouter", "openrouter/openrouter_models.json"), ("epoch", "epoch/epoch_capabilities_index.csv"),
+    ("aider", "aider/polyglot_leaderboard.yml"),
+])
+def test_the_real_upstream_files_pass_the_dry_run(shared_data: Path, kind: str, path: str):
+    from builder.records import Payload
+
+    cfg, _ = load_config(ROOT / "site.yml")
+    source = next(s for s in cfg.sources if s.kind == kind)
+    name = "models.json" if kind == "openrouter" else Path(path).name
+    payload = Payload(source=source.name, files={name: (shared_data / path).read_bytes()},
+                      fetched_at=datetime(2026, 11, 30, tzinfo=UTC), origin=path)
+    assert dry_run(check_payload(payload, source, cfg.limits), source) is None
