@@ -55,6 +55,10 @@ least ``source.min_records`` usable records (``builder.sources.plausible``), so 
 ``{}``, ``[]`` or header-only CSV from a broken upstream job fails the source instead of
 replacing its last good payload.
 
+Dry run: a payload that parses and is plausible is accepted only if ``dry_run`` (given by the
+pipeline) finds nothing a later stage would refuse in its records (``builder.pipeline.dry_run``:
+the snapshot's own models and their JSON encoding); else the source fails with that reason.
+
 A failure of one source never stops the others and never touches its stored payload: its
 status says failed, with the reason and the date of the payload kept. A stored payload is
 used only in the mode it was fetched in (live or recorded), so a live run whose source fails
@@ -102,6 +106,11 @@ log = logging.getLogger(__name__)
 
 # Indirection so tests can record the backoff delays instead of sleeping.
 _sleep: Callable[[float], None] = time.sleep
+
+DryRun = Callable[[ParseResult, SourceConfig], str | None]
+"""The later stages' own checks of one source's checked parse result, run before its payload is
+accepted: why a later stage could not use it (one line naming the stage), or None. The pipeline
+passes ``builder.pipeline.dry_run`` (fetch sits below scoring and may not call it itself)."""
 
 
 class FetchError(Exception):
@@ -627,7 +636,7 @@ def _usable(stored_live: bool, live: bool, source: SourceConfig) -> bool:
 
 def _fetch_one(
     client: httpx.Client, source: SourceConfig, settings: FetchSettings, base: Path, store_dir: Path, live: bool,
-    now: datetime, limits: LimitsConfig | None = None
+    now: datetime, limits: LimitsConfig | None = None, dry_run: DryRun | None = None
 ) -> FetchStatus:
     local = _is_local(source)
     origin = source.url if (live and not local) else str(source.recorded_path(base) or "")
@@ -650,7 +659,10 @@ def _fetch_one(
                               published=fetch_commit_date(client, source, settings))
         else:
             payload = read_recorded(source, base)
-        check_payload(payload, source, limits)
+        result = check_payload(payload, source, limits)
+        problem = dry_run(result, source) if dry_run is not None else None
+        if problem is not None:  # a later stage would refuse it: the last good payload stays
+            raise FetchError(problem, received=sum(len(b) for b in payload.files.values()))
     except UserError:
         raise
     except Exception as exc:
@@ -715,11 +727,12 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[str, bool], None]
 
 
 def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
-              now: datetime | None = None) -> list[FetchStatus]:
+              now: datetime | None = None, dry_run: DryRun | None = None) -> list[FetchStatus]:
     """Fetch every enabled source into the store; return their statuses in config order.
 
     ``base`` is the folder of site.yml (the store and config-relative recorded paths are
     resolved from it). ``now`` fixes the attempt time (UTC) for reproducible tests.
+    ``dry_run`` checks each new payload's records against the later stages before it is stored.
     """
     store_dir = store_path(cfg, base)
     with contextlib.suppress(OSError):  # a store that cannot be made fails each source with the path
@@ -741,7 +754,8 @@ def fetch_all(cfg: SiteConfig, base: Path, *, live: bool, progress: bool,
             try:
                 if live and not _is_local(source) and budget.remaining() <= 0:
                     return _fail(source, store_dir, live, attempt_at, budget.spent_error())
-                return _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at, cfg.limits)
+                return _fetch_one(client, source, cfg.fetch, base, store_dir, live, attempt_at, cfg.limits,
+                                  dry_run)
             finally:
                 _BUDGET_END.reset(token)
                 advance(source.name, False)

@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from builder.config import SiteConfig, resolve_data_path, snapshots_path
+from builder.config import SiteConfig, SourceConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
 from builder.records import (
     NOT_CONFIGURED_LIVE,
@@ -283,13 +283,70 @@ def battles_path(cfg: SiteConfig, base: Path, *, live: bool) -> Path | None:
     return resolve_data_path(cfg.arena.battles, base) if cfg.arena.battles else None
 
 
+def dry_run(result: ParseResult, source: SourceConfig) -> str | None:
+    """Why a later stage could not use one source's checked parse result (None: every stage can).
+
+    The records have passed the parser, the name cleaning, the caps of ``limits`` and the
+    plausibility rule; the caps bound every number the scoring arithmetic sees (a rating or
+    price beyond them is already excluded). What remains is the contract: every record goes
+    through the scoring stage's own conversion into the snapshot's models (observations with
+    their details, token and build prices, model facts; strict types, no NaN, calendar dates)
+    and their JSON encoding, as the snapshot writer and the renderer's JSON, CSV and HTML
+    files need (UTF-8: a lone surrogate that JSON may spell as ``\\ud800`` survives parsing and
+    cleaning but cannot be written). Cost: one pydantic model per record, about 10 us each.
+
+    Returns one line, ``"snapshot dry run: <record> <name>: <reason>"``.
+    """
+    from pydantic import ValidationError
+    from pydantic_core import PydanticSerializationError
+
+    from builder.scoring.boards import compute_observation
+    from builder.scoring.prices import blended_price, positive_number
+    from builder.snapshot import models as snap
+
+    def records() -> Iterator[tuple[str, str, Any]]:
+        for o in result.observations:
+            yield "observation", f"{o.model} ({o.feed})", lambda o=o: compute_observation(o, o.raw)
+        for p in result.prices:
+            if p.excluded is None and positive_number(p.input_per_token) and positive_number(p.output_per_token):
+                i, out = float(p.input_per_token or 0), float(p.output_per_token or 0)
+                yield "price", p.key, lambda p=p, i=i, out=out: snap.TokenPrice(
+                    identity=p.model, source=p.source, key=p.key, input_per_token=i, output_per_token=out,
+                    blended=blended_price(i, out), used=False)
+        for c in result.build_checks:
+            yield "build check", c.model, lambda c=c: snap.BuildPrice(
+                identity=c.model, model=c.model, epoch=c.epoch, price=c.price, passed=c.passed, jobs=1)
+        for m in result.models:
+            yield "model", m.model, lambda m=m: snap.ModelFacts(
+                name=m.name or m.model, maker=m.maker, licence=m.licence, open_weight=m.open_weight,
+                params_b=m.params_b, context_window=m.context_window,
+                release_date=m.release_date.isoformat() if m.release_date else None, lineage=m.lineage,
+                spellings=(m.model,), sources=snap.FactSources(licence=None, params_b=None))
+
+    for what, name, make in records():
+        try:
+            make().model_dump_json()
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            reason = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+        except (PydanticSerializationError, ValueError, TypeError, OverflowError) as exc:
+            reason = str(exc).removeprefix("Error serializing to JSON: ")
+        else:
+            continue
+        shown = ascii(name[:80])  # the name as escapes: it may hold what cannot be printed
+        return " ".join(f"snapshot dry run: {what} {shown} of {source.name}: {reason}".split())
+    return None
+
+
 def fetch_everything(
     cfg: SiteConfig, base: Path, *, live: bool, progress: bool, now: datetime | None = None
 ) -> list[FetchStatus]:
-    """Every source, and with ``live`` the Arena battles dump (streamed, resumable)."""
+    """Every source, and with ``live`` the Arena battles dump (streamed, resumable). Each new
+    payload is dry-run through the later stages (``dry_run``) before it is stored."""
     from builder.fetch import fetch_all, store_path
 
-    statuses = fetch_all(cfg, base, live=live, progress=progress, now=now)
+    statuses = fetch_all(cfg, base, live=live, progress=progress, now=now, dry_run=dry_run)
     if live and cfg.arena.enabled and cfg.arena.live_url:
         from builder.fetch_battles import fetch_battles
 
