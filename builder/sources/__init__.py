@@ -18,19 +18,9 @@ from datetime import UTC, datetime
 
 from builder.config import LimitsConfig, SourceConfig
 from builder.records import ParseResult, Payload
+from builder.sources.base import PayloadError, row_url
 
-
-class PayloadError(Exception):
-    """The payload as a whole is unreadable; the message names the file and what is wrong."""
-
-
-def row_url(source: SourceConfig, payload: Payload) -> str:
-    """The link an observation carries: the source's live URL, else its home page, else
-    the payload's origin, whichever is first an http(s) URL ("" when none is)."""
-    for candidate in (source.url, source.homepage, payload.origin):
-        if candidate and candidate.startswith(("http://", "https://")):
-            return candidate
-    return ""
+__all__ = ["PayloadError", "parse_payload", "row_url"]
 
 
 _PARSED: OrderedDict[tuple[str, ...], ParseResult] = OrderedDict()

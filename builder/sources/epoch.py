@@ -33,7 +33,7 @@ from datetime import date, datetime
 
 from builder.config import SourceConfig
 from builder.records import ModelInfo, Observation, ParseResult, Payload
-from builder.sources import PayloadError, row_url
+from builder.sources.base import PayloadError, row_url
 from builder.sources.validate import check_score
 
 REQUIRED_COLUMNS = ("Model version", "ECI Score")

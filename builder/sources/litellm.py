@@ -77,7 +77,7 @@ def check_price(value: Any, name: str, *, strings: bool = False) -> tuple[float 
 
 def single_file(payload: Payload, expected: str) -> tuple[str, bytes]:
     """The one file of a single-file payload (by the expected name when there are several)."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     if not payload.files:
         raise PayloadError(f"{payload.origin}: payload is empty")
@@ -91,7 +91,7 @@ def single_file(payload: Payload, expected: str) -> tuple[str, bytes]:
 
 def load_json(payload: Payload, expected: str) -> tuple[str, Any]:
     """Decode the payload's JSON file; ``PayloadError`` names the file, line and column."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     name, raw = single_file(payload, expected)
     try:
@@ -132,7 +132,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     ``Price.model`` are the key as published (provider prefixes such as ``openrouter/`` or
     ``bedrock/`` stay; identity folding strips the ones it knows).
     """
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     name, data = load_json(payload, "model_prices_and_context_window.json")
     if not isinstance(data, dict):

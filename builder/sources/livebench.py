@@ -56,7 +56,7 @@ from statistics import fmean
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError, row_url
+from builder.sources.base import PayloadError, row_url
 from builder.sources.validate import check_score
 
 FEED_ALIASES: dict[str, str] = {"if": "instruction_following"}

@@ -34,7 +34,7 @@ from typing import Any
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError, row_url
+from builder.sources.base import PayloadError, row_url
 from builder.sources.validate import check_score
 
 #: upstream category -> feed suffix

@@ -33,7 +33,7 @@ def _text(value: object) -> str | None:
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     """Catalog list -> ``ParseResult(models=...)``: maker, licence, open_weight, url."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     name, rows = load_json(payload, "scatterplot-data.json")
     if not isinstance(rows, list):

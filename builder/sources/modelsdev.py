@@ -101,7 +101,7 @@ def model_info(model_id: str, entry: Mapping[str, Any], maker: str | None, sourc
 
 def _read_tarball(blob: bytes, where: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """``({lab/model: toml}, {lab: provider name})`` of a repository tarball."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     models: dict[str, dict[str, Any]] = {}
     labs: dict[str, str] = {}
@@ -133,7 +133,7 @@ def _read_tarball(blob: bytes, where: str) -> tuple[dict[str, dict[str, Any]], d
 
 
 def _from_api(data: Any, where: str, source: str) -> list[ModelInfo]:
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     if not isinstance(data, dict) or not all(isinstance(p, dict) for p in data.values()):
         raise PayloadError(f"{where}: expected models.dev's api.json, an object of providers")
@@ -152,7 +152,7 @@ def _from_api(data: Any, where: str, source: str) -> list[ModelInfo]:
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     """A models.dev tarball or api.json -> ``ParseResult(models=...)``, one per catalog model."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     if len(payload.files) != 1:
         raise PayloadError(f"{payload.origin}: expected one file (the tarball or api.json), got {len(payload.files)}")

@@ -46,7 +46,7 @@ def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     ``Price.key`` and ``Price.model`` are the published id (``openai/gpt-5``); the date is
     the source's date hint or the fetch date (the listing carries no publication date).
     """
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     name, doc = load_json(payload, "models.json")
     rows = doc.get("data") if isinstance(doc, dict) else None

@@ -34,7 +34,7 @@ FORMAT_VERSION = 1
 
 def parse(payload: Payload, source: SourceConfig) -> ParseResult:
     """PirateBench JSON -> ``ParseResult(build_checks=..., published=newest epoch date)``."""
-    from builder.sources import PayloadError
+    from builder.sources.base import PayloadError
 
     name, doc = load_json(payload, "piratebench.json")
     if not isinstance(doc, dict) or doc.get("benchmark") != "PirateBench":

@@ -45,7 +45,6 @@ from builder import config as _config
 from builder.config import SourceConfig
 from builder.records import ParseResult, Payload
 from builder.sources import (
-    PayloadError,
     aider,
     epoch,
     litellm,
@@ -59,6 +58,7 @@ from builder.sources import (
     terminal_bench,
 )
 from builder.sources import metadata as curated
+from builder.sources.base import PayloadError
 
 log = logging.getLogger(__name__)
 

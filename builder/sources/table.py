@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError, row_url
+from builder.sources.base import PayloadError, row_url
 from builder.sources.safe_yaml import NoAliasLoader, check_yaml_size
 from builder.sources.validate import check_score
 

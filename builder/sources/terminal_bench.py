@@ -59,7 +59,7 @@ from urllib.parse import quote
 
 from builder.config import SourceConfig
 from builder.records import Observation, ParseResult, Payload
-from builder.sources import PayloadError
+from builder.sources.base import PayloadError
 from builder.sources.validate import check_score
 
 _DATASET = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*?)[@:](?P<version>\d+(?:\.\d+)*)$")
