@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
+from serving import running
 
 import builder.sources.registry  # noqa: F401  (installs the config check of source kinds, as the CLI does)
 
@@ -83,13 +84,25 @@ def serve_directory(root: Path) -> Iterator[str]:
     """Serve ``root`` on 127.0.0.1 (any free port) for the duration; yields the origin.
 
     Files may be written after it starts: each request reads the folder as it is then."""
-    server = QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(root)))) as origin:
+        yield origin
+
+
+def render_cli() -> click.Group:
+    """The ``render`` and ``serve`` commands under a group whose default ``--config`` is the
+    test fixture's site.yml (``tests/fixtures/site.yml``)."""
+    from builder.cli import Context, Group
+    from builder.cli.render import render_cmd, serve_cmd
+
+    @click.group(cls=Group)
+    @click.option("--config", default=str(ROOT / "tests" / "fixtures" / "site.yml"))
+    @click.pass_context
+    def cli(ctx: click.Context, config: str) -> None:
+        ctx.obj = Context(config, 0)
+
+    cli.add_command(render_cmd)
+    cli.add_command(serve_cmd)
+    return cli
 
 
 class PageWatch:

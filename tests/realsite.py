@@ -34,7 +34,6 @@ import os
 import subprocess
 import sys
 import tarfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from realdata import registry  # noqa: E402
+from serving import running  # noqa: E402
 
 #: Commit date of each pinned upstream commit (``../shared/data/MANIFEST.md``), by commit prefix.
 COMMIT_DATES = {
@@ -145,13 +145,8 @@ def serve_upstream(data: Path) -> Iterator[str]:
         blobs["models.dev.tar.gz"] = modelsdev[-1].read_bytes()
     handler = type("Upstream", (_Upstream,), {"data": Path(data), "commits": _commits_index(Path(data)),
                                               "blobs": blobs})
-    server = _Server(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(_Server(("127.0.0.1", 0), handler)) as origin:
+        yield origin
 
 
 #: source name in site.yml -> the URL path its live payload is served at

@@ -17,28 +17,19 @@ import threading
 import time
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
+from conftest import render_cli
 from fixtures.make_snapshot import make_snapshot
 
-from builder.cli import Context, Group
-from builder.cli.render import _QuietHandler, bind_preview, render_cmd, serve_cmd
+from builder.cli.render import _QuietHandler, bind_preview
 from builder.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "fixtures" / "site.yml"
 
 
-@click.group(cls=Group)
-@click.option("--config", default=str(CONFIG))
-@click.pass_context
-def cli(ctx: click.Context, config: str) -> None:
-    ctx.obj = Context(config, 0)
-
-
-cli.add_command(render_cmd)
-cli.add_command(serve_cmd)
+cli = render_cli()
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from conftest import QuietServer  # noqa: E402
+from serving import running  # noqa: E402
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --disable-sync"
@@ -74,13 +74,8 @@ class GzipFiles(http.server.SimpleHTTPRequestHandler):
 
 @contextlib.contextmanager
 def serve_gzip(root: Path) -> Iterator[str]:
-    server = QuietServer(("127.0.0.1", 0), functools.partial(GzipFiles, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(QuietServer(("127.0.0.1", 0), functools.partial(GzipFiles, directory=str(root)))) as origin:
+        yield origin
 
 
 def render_demo(out: Path) -> Path:
