@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from builder.errors import UserError
+from builder.evals.io import iter_json_lines, read_eval_text
 from builder.evals.records import EvalRun
 
 EvalFormat = Literal["modelboards", "lm-eval-harness", "inspect"]
@@ -320,12 +321,7 @@ def _find(paths: Iterable[Path], match: Any, what: str) -> list[Path]:
 
 
 def _load_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a {what} (not UTF-8 text)") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    text = read_eval_text(path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -333,18 +329,7 @@ def _load_json(path: Path, what: str) -> Any:
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}: line {lineno}: invalid JSON: {exc.msg}") from None
+    return iter_json_lines(path, read_eval_text(path, "lm-evaluation-harness samples file"))
 
 
 def _is_number(v: Any) -> bool:

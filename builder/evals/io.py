@@ -49,16 +49,7 @@ def parse_eval_file(path: Path) -> tuple[EvalRun, ...]:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise UserError(f"{path}: unknown eval file type {path.suffix!r} (expected .jsonl, .csv or .json)")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: eval file not found") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected an eval file") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    text = read_eval_text(path)
     items = {"jsonl": _jsonl_items, "csv": _csv_items, "json": _json_items}[fmt](path, text)
     return tuple(parse_eval_record(rec, f"{path}: {where}", csv_cells=fmt == "csv") for where, rec in items)
 
@@ -133,14 +124,36 @@ def check_eval_runs(runs: Iterable[EvalRun]) -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-def _jsonl_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+def read_eval_text(path: Path, what: str = "eval file") -> str:
+    """The UTF-8 text of an eval file (a byte-order mark dropped); ``UserError`` naming the file
+    and what is wrong (``what``: what the file should be, for the message)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UserError(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected an {what}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def iter_json_lines(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of a JSON Lines text; ``UserError`` naming
+    the file and line at the first line that is not JSON."""
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            yield f"line {lineno}", json.loads(line)
+            yield lineno, json.loads(line)
         except json.JSONDecodeError as exc:
             raise UserError(f"{path}: line {lineno}: invalid JSON: {exc.msg} ({_short(line)})") from None
+
+
+def _jsonl_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    for lineno, rec in iter_json_lines(path, text):
+        yield f"line {lineno}", rec
 
 
 def _csv_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
