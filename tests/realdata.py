@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 REGISTRY = Path(__file__).resolve().parent / "data_registry.txt"
 RAW_BASE = "https://raw.githubusercontent.com"
+CODELOAD_BASE = "https://codeload.github.com"
 CACHE_ENV = "MODELBOARDS_TEST_DATA"
 MIRROR_ENV = "MODELBOARDS_TEST_DATA_MIRROR"
 
@@ -39,6 +40,10 @@ class RegistryError(RealDataUnavailable):
 #: (a short id is unique only until the repository grows a second commit with that prefix).
 PINNED_URL = re.compile(
     r"^https://raw\.githubusercontent\.com/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(?P<commit>[^/]+)/(?P<path>.+)$")
+#: A registry URL of a whole repository at one commit (GitHub's tarball download). Its sha256 is
+#: the uncompressed tar's: GitHub's gzip bytes are not stable, the tar inside is ``git archive``'s.
+ARCHIVE_URL = re.compile(
+    r"^https://codeload\.github\.com/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/tar\.gz/(?P<commit>[^/]+)$")
 FULL_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -63,10 +68,15 @@ class Entry:
         """The file's path inside the repository."""
         return _url_part(self.url, "path")
 
+    @property
+    def archive(self) -> bool:
+        """A whole repository as a .tar.gz, pinned by the sha256 of its uncompressed tar."""
+        return ARCHIVE_URL.match(self.url) is not None
+
 
 def _url_part(url: str, part: str) -> str:
-    m = PINNED_URL.match(url)
-    if m is None:
+    m = PINNED_URL.match(url) or ARCHIVE_URL.match(url)
+    if m is None or part not in m.groupdict():
         raise ValueError(f"not a pinned registry URL: {url}")
     return m.group(part)
 
@@ -81,9 +91,10 @@ def parse_registry_line(line: str, where: str) -> Entry | None:
     rel, sha, url = fields
     if not SHA256.match(sha):
         raise RegistryError(f"{where}: {rel}: {sha!r} is not a sha256 (64 lower-case hex digits)")
-    m = PINNED_URL.match(url)
+    m = PINNED_URL.match(url) or ARCHIVE_URL.match(url)
     if m is None:
-        raise RegistryError(f"{where}: {url} is not a raw.githubusercontent.com URL of owner/repo/commit/path")
+        raise RegistryError(f"{where}: {url} is not a raw.githubusercontent.com URL of owner/repo/commit/path "
+                            f"or a codeload.github.com URL of owner/repo/tar.gz/commit")
     if not FULL_COMMIT.match(m.group("commit")):
         raise RegistryError(f"{where}: {url} pins commit {m.group('commit')!r}, not a full 40-hex commit "
                             f"(a short SHA can become ambiguous)")
@@ -132,13 +143,16 @@ def fetch_real_data(dest: Path, entries: list[Entry] | None = None, *, url_base:
     dest.mkdir(parents=True, exist_ok=True)
     with FileLock(str(dest / ".download.lock")):  # parallel test workers fetch once
         for e in entries if entries is not None else registry():
-            url = e.url if url_base is None else url_base.rstrip("/") + e.url.removeprefix(RAW_BASE)
+            url = e.url if url_base is None else mirrored(e.url, url_base)
             head, _, tail = url.partition("://")
             url = head + "://" + quote(tail, safe="/:")  # '@' and ':' in Terminal-Bench folder names
             target = dest / e.path
             try:
-                pooch.retrieve(url, known_hash=f"sha256:{e.sha256}", fname=target.name, path=target.parent,
-                               progressbar=False)
+                if e.archive:
+                    _retrieve_archive(url, e, target)
+                else:
+                    pooch.retrieve(url, known_hash=f"sha256:{e.sha256}", fname=target.name, path=target.parent,
+                                   progressbar=False)
             except ValueError as exc:  # pooch: hash mismatch
                 first = str(exc).splitlines()[0]
                 raise RealDataUnavailable(how_to_get(f"{e.path}: sha256 mismatch from {url}: {first}")) from None
@@ -146,6 +160,52 @@ def fetch_real_data(dest: Path, entries: list[Entry] | None = None, *, url_base:
                 first = str(exc).splitlines()[0] if str(exc) else ""
                 raise RealDataUnavailable(how_to_get(f"{e.path} from {url}: {type(exc).__name__}: {first}")) from None
     return dest
+
+
+def mirrored(url: str, url_base: str) -> str:
+    """``url`` on a mirror: raw files keep their path, archives go under ``/codeload``."""
+    base = url_base.rstrip("/")
+    if url.startswith(CODELOAD_BASE):
+        return base + "/codeload" + url.removeprefix(CODELOAD_BASE)
+    return base + url.removeprefix(RAW_BASE)
+
+
+def tar_sha256(path: Path) -> str:
+    """The sha256 of a .tar.gz's uncompressed bytes, read in blocks."""
+    import gzip
+    import hashlib
+
+    digest = hashlib.sha256()
+    with gzip.open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _retrieve_archive(url: str, entry: Entry, target: Path) -> None:
+    """Download a repository tarball to ``target`` unless a copy with the pinned tar is there;
+    ValueError (the same as pooch's hash mismatch) when the tar inside is not the pinned one."""
+    import gzip
+    import zlib
+
+    import pooch
+
+    def pinned(path: Path) -> bool:
+        try:
+            return tar_sha256(path) == entry.sha256
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+            return False
+
+    if target.is_file() and pinned(target):
+        return
+    target.unlink(missing_ok=True)
+    part = target.with_name(target.name + ".part")
+    part.unlink(missing_ok=True)
+    pooch.retrieve(url, known_hash=None, fname=part.name, path=part.parent, progressbar=False)
+    if not pinned(part):
+        part.unlink(missing_ok=True)
+        raise ValueError(f"the uncompressed tar does not have sha256 {entry.sha256}")
+    part.replace(target)
 
 
 def real_data_dir() -> Path:

@@ -15,7 +15,17 @@ from urllib.parse import unquote
 import pytest
 import realdata
 from conftest import QuietServer
-from realdata import FULL_COMMIT, RAW_BASE, RealDataUnavailable, RegistryError, fetch_real_data, registry
+from realdata import (
+    CODELOAD_BASE,
+    FULL_COMMIT,
+    RAW_BASE,
+    RealDataUnavailable,
+    RegistryError,
+    fetch_real_data,
+    mirrored,
+    registry,
+    tar_sha256,
+)
 
 SAMPLE = [
     "aider/polyglot_leaderboard.yml",
@@ -37,11 +47,25 @@ def _sums(folder: Path) -> dict[str, str]:
 def test_registry_pins_every_manifest_file_with_its_sha256(shared_data):
     entries = registry()
     assert len({e.path for e in entries}) == len(entries)
+    files = [e for e in entries if not e.archive]
     if (shared_data / "SHA256SUMS").is_file():
-        assert {e.path: e.sha256 for e in entries} == _sums(shared_data)
-    for e in entries:
+        assert {e.path: e.sha256 for e in files} == _sums(shared_data)
+    for e in files:
         assert e.url == f"{RAW_BASE}/{e.repo}/{e.commit}/{e.upstream_path}"
         assert FULL_COMMIT.match(e.commit), e.url  # a full 40-hex commit, never a short SHA
+
+
+def test_the_models_dev_tarball_is_pinned_by_its_tar(shared_data):
+    """The catalog tarball: GitHub's download of the commit its README names, checked by the
+    sha256 of the uncompressed tar that README gives (GitHub's gzip bytes can differ)."""
+    [e] = [e for e in registry() if e.archive]
+    assert e.url == f"{CODELOAD_BASE}/{e.repo}/tar.gz/{e.commit}" and FULL_COMMIT.match(e.commit)
+    assert e.path == f"modelsdev/models.dev-{e.commit}.tar.gz" and e.repo == "anomalyco/models.dev"
+    readme = shared_data / "modelsdev" / "README.md"
+    if readme.is_file():
+        text = readme.read_text(encoding="utf-8")
+        assert e.commit in text and f"sha256 of the uncompressed tar: {e.sha256}" in text
+    assert tar_sha256(shared_data / e.path) == e.sha256
 
 
 @dataclass(frozen=True)
@@ -105,7 +129,7 @@ def test_the_registry_pins_what_the_manifest_names():
         pytest.skip(f"{manifest} is not beside this clone: nothing to compare the registry with")
     pins = manifest_pins(manifest.read_text(encoding="utf-8"))
     assert len(pins) >= 15
-    entries = registry()
+    entries = [e for e in registry() if not e.archive]  # archives: their own README, tested above
     for e in entries:
         hits = [p for p in pins if e.path == p.local or (p.local.endswith("/") and e.path.startswith(p.local))]
         assert len(hits) == 1, (e.path, hits)
@@ -150,7 +174,7 @@ class Mirror:
     def __init__(self, data: Path) -> None:
         self.hits: list[str] = []
         self.tamper = False
-        by_url = {e.url.removeprefix(RAW_BASE): data / e.path for e in registry()}
+        by_url = {mirrored(e.url, ""): data / e.path for e in registry()}
         outer = self
 
         class H(http.server.BaseHTTPRequestHandler):
@@ -196,6 +220,20 @@ def test_download_from_the_pinned_urls_checks_every_file(mirror, shared_data, tm
     assert len(mirror.hits) == len(SAMPLE) and any("%40" in h or "@" in h for h in mirror.hits)
     fetch_real_data(tmp_path, _entries(), url_base=mirror.base)
     assert len(mirror.hits) == len(SAMPLE)  # cached and verified: nothing fetched again
+
+
+def test_the_catalog_tarball_downloads_and_is_checked_by_its_tar(mirror, shared_data, tmp_path):
+    [e] = [e for e in registry() if e.archive]
+    got = fetch_real_data(tmp_path, [e], url_base=mirror.base)
+    assert tar_sha256(got / e.path) == e.sha256 and mirror.hits == [f"/codeload/{e.repo}/tar.gz/{e.commit}"]
+    fetch_real_data(tmp_path, [e], url_base=mirror.base)
+    assert len(mirror.hits) == 1  # kept: its tar is the pinned one
+    (got / e.path).unlink()
+    mirror.tamper = True
+    with pytest.raises(RealDataUnavailable, match="sha256 mismatch") as err:
+        fetch_real_data(tmp_path, [e], url_base=mirror.base)
+    assert "\n" not in str(err.value) and not (got / e.path).exists()
+    assert not list((got / "modelsdev").glob("*.part"))
 
 
 def test_a_file_with_the_wrong_sha256_is_refused(mirror, tmp_path):
