@@ -50,7 +50,8 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                  "gap", "approx_votes", "votes",  # ``flip_top`` (builder.pairwise.flips); the style
                  "flipped", "checked_votes",      # view carries its own under "style"
                  "minimal", "upper_bound", "n_votes", "share", "gap_after", "refits",
-                 "removed": [{"model_a", "model_b", "outcome", "count"}]}]
+                 "removed": [{"model_a", "model_b", "outcome", "count"}]}],
+      "pair_counts": {"models", "i", "j", "wins_i", "wins_j", "ties"}   # the plain fit's counts (with flips)
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -77,7 +78,7 @@ from builder.pairwise.bootstrap import (
 from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
-from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
+from builder.pairwise.sandwich import MIN_PAIR, pair_weights, sandwich_bt, weighted_counts
 from builder.pairwise.scan import ReaderSettings, covariate_spec, format_of, scan_battles
 from builder.pairwise.style import (
     StyleColumns,
@@ -338,6 +339,10 @@ def compute_arena_section(
 
         section["flips"] = [r.to_json() for r in compute_plain_flips(counts, fit, reweight=cfg.reweight,
                                                                        top=cfg.flip_top)]
+        section["pair_counts"] = {"models": list(counts.models), "i": counts.i.tolist(), "j": counts.j.tolist(),
+                                  **{k: np.rint(getattr(counts, k)).astype(np.int64).tolist()
+                                     for k in ("wins_i", "wins_j", "ties")},
+                                  "reweight": cfg.reweight, "min_pair": MIN_PAIR}
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"

@@ -764,6 +764,20 @@ class ArenaFlip(SnapshotModel):
         description="The removed votes by cell, the list's last vote in the last entry.")
 
 
+class ArenaPairCounts(SnapshotModel):
+    """The plain fit's votes per unordered pair and outcome (the data a refit needs), shape (n_pairs,) each."""
+
+    models: tuple[str, ...] = Field(description="Spellings; ``i`` and ``j`` index into them.")
+    i: tuple[int, ...] = Field(description="First model of each pair (i < j).")
+    j: tuple[int, ...] = Field(description="Second model of each pair.")
+    wins_i: tuple[int, ...] = Field(description="Votes the first model won.")
+    wins_j: tuple[int, ...] = Field(description="Votes the second model won.")
+    ties: tuple[int, ...] = Field(description="Ties of either kind.")
+    reweight: bool = Field(default=False, description="The fit weighted each vote 1 / max(votes of its pair, "
+                           "min_pair) (LMArena's inverse-frequency weights).")
+    min_pair: int = Field(default=50, ge=1, description="The floor of those weights' pair count.")
+
+
 class ArenaStyle(SnapshotModel):
     """The Arena page's Style control view: Bradley-Terry with covariates for how answers look."""
 
@@ -851,6 +865,9 @@ class Arena(SnapshotModel):
         description="Category boards, each a full Arena section on its category's battles, in site.yml order.")
     flips: tuple[ArenaFlip, ...] = Field(
         default=(), description="Vote flip budgets of the adjacent pairs in the top 10 (plain fit), #1/#2 first.")
+    pair_counts: ArenaPairCounts | None = Field(
+        default=None, description="The plain fit's pair-outcome counts, published with the flip budgets so a "
+        "refit without the removed votes can be rerun (null without flip budgets).")
 
 
 # --------------------------------------------------------------------------- evals
