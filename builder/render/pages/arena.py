@@ -344,7 +344,8 @@ def render_more_arenas(w: SiteWriter) -> None:
         doc = {**entry, "filters": dict(a.filters), "bad_rows": dict(a.bad_rows),
                "method": a.method.model_dump(mode="json"),
                "models": _rating_rows(a),
-               "style": None if a.style is None else a.style.model_dump(mode="json")}
+               "style": None if a.style is None else a.style.model_dump(mode="json"),
+               "flips": [f.model_dump(mode="json") for f in a.flips]}
         w.file(f"api/v1/arenas/{a.arena_id}.json", json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
                + "\n")
     w.file("api/v1/arenas/index.json", json.dumps({"arenas": listing}, indent=1, ensure_ascii=False) + "\n")
