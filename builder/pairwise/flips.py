@@ -236,7 +236,10 @@ def search_pair(board: _Board, state: Any, a: int, b: int, position: int) -> Fli
     flip_at: int | None = None
     for _ in range(MAX_ROUNDS):
         k = votes_in(segments)
-        if k == hold or k > cap:
+        capped = k > cap
+        if capped:  # refit at the cap: the bound published is then the cap itself
+            segments, k = truncate(segments, cap), cap
+        if k == hold:
             break
         fitted = refit_at(k)
         g = gaps[k]
@@ -244,8 +247,8 @@ def search_pair(board: _Board, state: Any, a: int, b: int, position: int) -> Fli
             flip_at = k
             break
         hold = k
-        if g is None:
-            break  # A or B lost its finite rating: the list cannot go on
+        if g is None or capped:
+            break  # A or B lost its finite rating, or the list reached the cap: it cannot go on
         order, per_vote = board.influence(per_cell(segments), fitted, a, b)
         more, _ = greedy_list(g, order, per_vote)
         segments = segments + more
