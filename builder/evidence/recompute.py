@@ -705,7 +705,7 @@ def recompute_flips(fl: dict, tally: Tally) -> None:
             tally.check("arena flip (reverses)", what, 1, 1 if after is not None and after > 0 else 0, 0)
             tally.check("arena flip gap after", what, f["gapAfter"], None if after is None else round(after, 4),
                         2e-3)
-            if f["minimal"]:
+            if f["minimal"] and f["removed"]:
                 fewer = [dict(v) for v in f["removed"]]
                 fewer[-1]["count"] -= 1
                 after = flip_gap_after(board, [v for v in fewer if v["count"] > 0], f["higher"], f["lower"])
