@@ -394,6 +394,9 @@ class ArenaConfig(Strict):
     "Intervals of the style-controlled fit: the sandwich estimator, or ``bootstrap`` rounds (seeded by ``seed``)."
     reweight: bool = False
     "LMArena's inverse-frequency weights 1 / max(battles of the pair, 50), for the plain and the styled fit."
+    flip_top: int = Field(default=10, ge=0)
+    ("Vote flip budgets (how few removed votes reverse a pair, verified by refitting) for the adjacent pairs "
+     "among the top N of each fitted board, plain and styled; 0: off.")
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
     voter_column: str | None = None

@@ -162,6 +162,9 @@ LIVE_PATHS = {
     "modelsdev": "/codeload/models.dev.tar.gz",
 }
 
+#: the GenAI-Arena battles dump (FastChat clean_battle), served like raw.githubusercontent.com
+GENAI_BATTLES = "/raw/arena/genai-arena/clean_battle_20240220.json"
+
 #: source name -> ``owner/repo:path`` of the upstream file (its commit dates the payload)
 UPSTREAM_FILES = {
     "arena": "lmarena/arena-catalog:data/leaderboard-text.json",
@@ -175,9 +178,10 @@ UPSTREAM_FILES = {
 
 def write_real_config(origin: str, work: Path, *, uncertainty_rounds: int | None = None) -> Path:
     """A ``demo: false`` site.yml in ``work`` from the project's own site.yml, every source with
-    a live payload pointed at ``origin``; the store and the snapshots in ``work``; no Arena
-    battles (no real dump of text battles is recorded) and no eval suites (the bundled ones
-    are demo runs). Returns its path."""
+    a live payload pointed at ``origin``; the store and the snapshots in ``work``; no text Arena
+    battles (no real dump of text battles is recorded) but GenAI-Arena's text-to-image battles
+    as one more arena (``arenas/text-to-image/``), and no eval suites (the bundled ones are
+    demo runs). Returns its path."""
     data = yaml.safe_load((ROOT / "site.yml").read_text(encoding="utf-8"))
     data["demo"] = False
     for s in data["sources"]:
@@ -194,6 +198,10 @@ def write_real_config(origin: str, work: Path, *, uncertainty_rounds: int | None
     data["fetch"]["github_api"] = origin + "/api"
     data["snapshots_dir"] = str(work / "snapshots")
     data["arena"] = {"enabled": False}
+    # The one real battles dump (GenAI-Arena's text-to-image votes) as one more arena, fetched live
+    # from the test server like every other source.
+    data["arenas"] = [{"id": "text-to-image", "title": "Text-to-Image (GenAI-Arena)", "models": "_generation$",
+                       "all_votes": True, "live_url": origin + GENAI_BATTLES}]
     data["evals"] = []
     if uncertainty_rounds is not None:
         data["uncertainty"] = {**data.get("uncertainty", {}), "rounds": uncertainty_rounds}

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from builder.api.models import (
     SCHEMAS,
     ApiDocuments,
+    ArenaFlipInfo,
     ArenaInfo,
     BoardDoc,
     Endpoint,
@@ -249,6 +250,15 @@ def _history_view(s: Snapshot) -> Doc:
 # --------------------------------------------------------------------------- documents
 
 
+
+def _flip_infos(flips: Any) -> list[ArenaFlipInfo]:
+    """The snapshot's Arena flip budgets (``arena.flips``, ``arena.style.flips``) for the API."""
+    keys = ("higher", "lower", "position", "gap", "approx_votes", "votes", "flipped", "minimal", "upper_bound",
+            "checked_votes", "n_votes", "share", "removed")
+    return [ArenaFlipInfo.model_validate({k: f.get(k) for k in keys}) for f in flips or []
+            if isinstance(f, Mapping)]
+
+
 def compute_api(
     typed: Snapshot,
     typed_history: Sequence[Snapshot],
@@ -326,9 +336,11 @@ def compute_api(
     arena_info = None
     if arena:
         method = arena.get("method") or {}
+        style = arena.get("style") if isinstance(arena.get("style"), Mapping) else {}
         arena_info = ArenaInfo(source=arena.get("source"), n_battles=arena.get("n_battles"),
                                scale=float(method.get("scale") or 400.0), base=float(method.get("base") or 10.0),
-                               page=f"{base}arena/")
+                               page=f"{base}arena/", flips=_flip_infos(arena.get("flips")),
+                               style_flips=_flip_infos(style.get("flips")))
 
         def arena_identity(spelling: Any) -> str | None:
             if not isinstance(spelling, str):

@@ -74,7 +74,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "predict and the observed head-to-head record.",
         (ToolArg("models", "array of 2..5 strings", None,
                  "The models to compare, each an identity key, display name, published spelling or alias."),),
-        "models[], arena_pairs[], arena, snapshot",
+        "models[], arena_pairs[], arena (with its vote flip budgets), snapshot",
     ),
     ToolSpec(
         "pick_model",

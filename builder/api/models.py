@@ -274,6 +274,34 @@ class FamilyInfo(ApiModel):
     feeds: list[str]
 
 
+class ArenaFlipVotesInfo(ApiModel):
+    """Votes of one pair and outcome removed in a flip budget."""
+
+    model_a: str
+    model_b: str
+    outcome: str = Field(description="model_a (won), model_b (won) or tie.")
+    count: int
+
+
+class ArenaFlipInfo(ApiModel):
+    """Vote flip budget of two adjacent Arena models: the fewest votes whose removal puts the lower one
+    above (found by each vote's influence, verified by refitting)."""
+
+    higher: str
+    lower: str
+    position: int = Field(description="Position of the higher model (1: the #1/#2 pair).")
+    gap: float = Field(description="Rating gap, Arena points.")
+    approx_votes: int | None = Field(description="Count the influence approximation predicts.")
+    votes: int | None = Field(description="Verified count (null: no reversing list found).")
+    flipped: bool
+    minimal: bool = Field(description="One vote fewer was refitted and keeps the order.")
+    upper_bound: bool
+    checked_votes: int = Field(description="Votes removed in the longest refit (the bound when not flipped).")
+    n_votes: int
+    share: float | None = Field(description="votes / n_votes.")
+    removed: list[ArenaFlipVotesInfo]
+
+
 class ArenaInfo(ApiModel):
     """The Arena Bradley-Terry fit the compare tool reads win probabilities from."""
 
@@ -282,6 +310,10 @@ class ArenaInfo(ApiModel):
     scale: float = Field(description="P(a beats b) = 1 / (1 + base ** ((r_b - r_a) / scale)).")
     base: float
     page: str
+    flips: list[ArenaFlipInfo] = Field(default_factory=list,
+                                       description="Vote flip budgets of the top-10 adjacent pairs, plain fit.")
+    style_flips: list[ArenaFlipInfo] = Field(default_factory=list,
+                                             description="The same for the style-controlled fit.")
 
 
 class SiteRef(ApiModel):

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from builder.evidence.flips import FILE as FLIPS_FILE
+from builder.evidence.flips import compute_flips_evidence
 from builder.snapshot.models import (
     BoardRow,
     Calibration,
@@ -246,6 +248,8 @@ README_FILES: tuple[tuple[str, str, str], ...] = (
      "p_leader and each board's top-20 pairwise matrix", RATING_LICENCE),
     ("index-current.csv", "the index board of current versions", INDEX_LICENCE),
     ("index-all-versions.csv", "the index board of all versions", INDEX_LICENCE),
+    ("arena-flips.json", "each fitted Arena board's pair-outcome vote counts, plain ratings and vote flip "
+     "budgets (the votes whose removal reverses an adjacent pair of the top 10), for refitting", RATING_LICENCE),
     ("recompute.py, recompute.ipynb", "the rebuild script (the same code in notebook cells)", "MIT"),
 )
 "(file, what it holds, licence) rows of the README's table."
@@ -304,6 +308,9 @@ def compute_evidence_files(snapshot: Snapshot, site_url: str) -> dict[str, str]:
         files["evidence.json"] = json.dumps(ev, indent=1, ensure_ascii=False) + "\n"
         files["index-current.csv"] = render_index_csv(ev, "current")
         files["index-all-versions.csv"] = render_index_csv(ev, "allVersions")
+    flips = compute_flips_evidence(snapshot)
+    if flips is not None:
+        files[FLIPS_FILE] = json.dumps(flips, indent=1, ensure_ascii=False) + "\n"
     script = RECOMPUTE.read_text(encoding="utf-8")
     files["recompute.py"] = script
     files["recompute.ipynb"] = render_notebook(script)

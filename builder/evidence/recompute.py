@@ -11,6 +11,8 @@ Uses only Python's standard library. Reads ``evidence.json`` (the Capability Ind
   * every role-board interval, rank range, Rank (UB), P(rank 1), tie marker and top-20
     matrix, by running the same seeded bootstrap again (``random.Random(seed)``, the draws
     in the order ``uncertainty.drawOrder`` of boards-evidence.json states);
+  * every plain Arena vote flip budget of ``arena-flips.json`` (when published), by refitting
+    Bradley-Terry without the removed votes: the order reverses, and one vote fewer does not;
 
 then prints how many of each were reproduced and names every miss or moved position.
 Exit code 0 when everything was reproduced, 1 otherwise, 2 when the downloads cannot be
@@ -555,6 +557,161 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
             tally.misses.append(f"board pairwise matrix: {board['id']}: the published top-{top} matrix differs")
 
 
+# ---------------------------------------------------------------- the Arena vote flip budgets
+#
+# arena-flips.json holds, per Arena board, the plain fit's votes per pair and outcome and each
+# published flip budget: the votes whose removal puts the lower model of an adjacent pair above
+# the higher one. Each budget is refitted here: plain Bradley-Terry maximum likelihood (a tie is
+# half a win to each side; P(i beats j) = 1 / (1 + base ** ((r_j - r_i) / scale)); with
+# reweighting each vote of pair p weighs 1 / max(n_p, minPair)) by Newton's method on the
+# strongly connected group of the higher model, without the removed votes. The refit must put
+# the lower model above (gapAfter = r_lower - r_higher > 0, as published), and, where the
+# budget is published as minimal, one vote fewer (the last entry's count minus one) must not.
+# The style-controlled budgets are not refitted here (that fit needs every battle's covariates).
+
+FLIPS_FILE = "arena-flips.json"
+
+
+def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b, Gaussian elimination with partial pivoting (a is square, nonsingular)."""
+    n = len(b)
+    m = [row[:] + [b[k]] for k, row in enumerate(a)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[piv] = m[piv], m[col]
+        p = m[col][col]
+        for r in range(col + 1, n):
+            f = m[r][col] / p
+            if f:
+                row, top = m[r], m[col]
+                for c in range(col, n + 1):
+                    row[c] -= f * top[c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def strong_group(n: int, cells: list[tuple], start: int) -> list[int]:
+    """Codes reachable from ``start`` and reaching it over edges u -> v (u beat or tied v)."""
+    fwd: list[list[int]] = [[] for _ in range(n)]
+    bwd: list[list[int]] = [[] for _ in range(n)]
+    for i, j, wi, wj, t in cells:
+        if wi + t > 0:
+            fwd[i].append(j)
+            bwd[j].append(i)
+        if wj + t > 0:
+            fwd[j].append(i)
+            bwd[i].append(j)
+
+    def reach(adj: list[list[int]]) -> set[int]:
+        seen, todo = {start}, [start]
+        while todo:
+            u = todo.pop()
+            for v in adj[u]:
+                if v not in seen:
+                    seen.add(v)
+                    todo.append(v)
+        return seen
+
+    return sorted(reach(fwd) & reach(bwd))
+
+
+def fit_plain_bt(board: dict, cells: list[tuple], around: int) -> dict[int, float]:
+    """Plain Bradley-Terry ratings (Arena points, up to a shift) of the strongly connected group
+    of model ``around``, from ``cells`` [(i, j, wins_i, wins_j, ties)], warm-started at the
+    published ratings."""
+    scale, base = board["scale"], board["base"]
+    c = math.log(base) / scale
+    group = strong_group(len(board["models"]), cells, around)
+    pos = {k: p for p, k in enumerate(group)}
+    pairs = []
+    for i, j, wi, wj, t in cells:
+        n = wi + wj + t
+        if n > 0 and i in pos and j in pos:
+            w = 1.0 / max(n, board["minPair"]) if board["reweight"] else 1.0
+            pairs.append((pos[i], pos[j], w * (wi + t / 2), w * n))
+    m = len(group)
+    published = board["ratings"]
+    theta = [c * (published.get(board["models"][k]) or 0.0) for k in group]
+    theta = [x - theta[-1] for x in theta]
+
+    def loglik(th: list[float]) -> float:
+        total = 0.0
+        for i, j, s, n in pairs:
+            x = th[i] - th[j]
+            ls = math.log1p(math.exp(-x)) if x > 0 else -x + math.log1p(math.exp(x))  # -log sigmoid(x)
+            total -= s * ls + (n - s) * (ls + x)
+        return total
+
+    ll = loglik(theta)
+    for _ in range(100):
+        grad = [0.0] * m
+        h = [[0.0] * m for _ in range(m)]
+        for i, j, s, n in pairs:
+            p = 1.0 / (1.0 + math.exp(-(theta[i] - theta[j])))
+            r = s - n * p
+            grad[i] += r
+            grad[j] -= r
+            w = n * p * (1.0 - p)
+            h[i][i] += w
+            h[j][j] += w
+            h[i][j] -= w
+            h[j][i] -= w
+        if m < 2:
+            break
+        step = solve_linear([row[:-1] for row in h[:-1]], grad[:-1]) + [0.0]
+        t = 1.0
+        while True:
+            cand = [a + t * d for a, d in zip(theta, step)]
+            ll_new = loglik(cand)
+            if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-8:
+                break
+            t /= 2
+        theta, ll = cand, ll_new
+        if max(abs(t * d) for d in step) < 1e-11:
+            break
+    return {k: theta[pos[k]] / c for k in group}
+
+
+def flip_gap_after(board: dict, removed: list[dict], higher: str, lower: str) -> float | None:
+    """r_lower - r_higher after refitting without ``removed``; None when they are not both rated."""
+    models = board["models"]
+    code = {name: k for k, name in enumerate(models)}
+    cnt = board["counts"]
+    cells = {(i, j): [wi, wj, t] for i, j, wi, wj, t in
+             zip(cnt["i"], cnt["j"], cnt["winsI"], cnt["winsJ"], cnt["ties"])}
+    for v in removed:
+        slot = {"model_a": 0, "model_b": 1, "tie": 2}[v["outcome"]]
+        cells[(code[v["modelA"]], code[v["modelB"]])][slot] -= v["count"]
+    ratings = fit_plain_bt(board, [(i, j, *c) for (i, j), c in cells.items()], code[higher])
+    if code[lower] not in ratings:
+        return None
+    return ratings[code[lower]] - ratings[code[higher]]
+
+
+def recompute_flips(fl: dict, tally: Tally) -> None:
+    """Refit every published plain flip budget (see the section comment)."""
+    for board in fl["boards"]:
+        if board.get("fit") != "plain":
+            continue
+        for f in board["flips"]:
+            what = f"{board['id']}: {f['lower']} above {f['higher']}"
+            if not f["flipped"]:
+                after = flip_gap_after(board, f["removed"], f["higher"], f["lower"])
+                tally.check("arena flip (no reversal)", what, 1, 1 if after is None or after <= 0 else 0, 0)
+                continue
+            after = flip_gap_after(board, f["removed"], f["higher"], f["lower"])
+            tally.check("arena flip (reverses)", what, 1, 1 if after is not None and after > 0 else 0, 0)
+            tally.check("arena flip gap after", what, f["gapAfter"], None if after is None else round(after, 4),
+                        2e-3)
+            if f["minimal"] and f["removed"]:
+                fewer = [dict(v) for v in f["removed"]]
+                fewer[-1]["count"] -= 1
+                after = flip_gap_after(board, [v for v in fewer if v["count"] > 0], f["higher"], f["lower"])
+                tally.check("arena flip (one fewer holds)", what, 1, 1 if after is None or after <= 0 else 0, 0)
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -590,6 +747,12 @@ def main(argv: list[str]) -> int:
             raise InputError(f"{location}: no {BOARDS_FILE}") from None
         recompute_boards(boards, tally)
         recompute_uncertainty(boards, tally)
+        try:
+            flips = load(location, FLIPS_FILE)
+        except FileNotFoundError:
+            flips = None
+        if flips is not None:
+            recompute_flips(flips, tally)
     except InputError as exc:
         print(f"recompute.py: error: {exc}", file=sys.stderr)
         return 2

@@ -45,7 +45,13 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                    "total_matches"}],
       "style": {...} | null,                  # the style-controlled view (builder.pairwise.arena_style),
                                               # null when no battle carries usable conv_metadata
-      "default_view": "plain" | "style"       # which view the Arena page opens with
+      "default_view": "plain" | "style",      # which view the Arena page opens with
+      "flips": [{"higher", "lower", "position",   # vote flip budgets of the adjacent pairs in the top
+                 "gap", "approx_votes", "votes",  # ``flip_top`` (builder.pairwise.flips); the style
+                 "flipped", "checked_votes",      # view carries its own under "style"
+                 "minimal", "upper_bound", "n_votes", "share", "gap_after", "refits",
+                 "removed": [{"model_a", "model_b", "outcome", "count"}]}],
+      "pair_counts": {"models", "i", "j", "wins_i", "wins_j", "ties"}   # the plain fit's counts (with flips)
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -72,7 +78,7 @@ from builder.pairwise.bootstrap import (
 from builder.pairwise.bt import INIT, BTFit, PairCounts, count_pairs, fit_bt
 from builder.pairwise.changes import changes_from_history_section
 from builder.pairwise.history import PeriodCounts, compute_history
-from builder.pairwise.sandwich import pair_weights, sandwich_bt, weighted_counts
+from builder.pairwise.sandwich import MIN_PAIR, pair_weights, sandwich_bt, weighted_counts
 from builder.pairwise.scan import ReaderSettings, covariate_spec, format_of, scan_battles
 from builder.pairwise.style import (
     StyleColumns,
@@ -328,6 +334,15 @@ def compute_arena_section(
         "history": _history_section(battles, periods, cfg, history_bootstrap, workers),
     }
     section["changes"] = [c.to_json() for c in changes_from_history_section(section["history"])]
+    if cfg.flip_top > 1:
+        from builder.pairwise.flips import compute_plain_flips
+
+        section["flips"] = [r.to_json() for r in compute_plain_flips(counts, fit, reweight=cfg.reweight,
+                                                                       top=cfg.flip_top)]
+        section["pair_counts"] = {"models": list(counts.models), "i": counts.i.tolist(), "j": counts.j.tolist(),
+                                  **{k: np.rint(getattr(counts, k)).astype(np.int64).tolist()
+                                     for k in ("wins_i", "wins_j", "ties")},
+                                  "reweight": cfg.reweight, "min_pair": MIN_PAIR}
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
     section["default_view"] = cfg.default_view if style is not None else "plain"
@@ -392,7 +407,15 @@ def compute_style_view(battles: Battles, styles: StyleColumns, cfg: ArenaConfig,
     table = fit_styled_table(battles, styles, reweight=cfg.reweight, ci=cfg.style_ci,
                              bootstrap=cfg.bootstrap if cfg.style_ci == "bootstrap" else 0, seed=cfg.seed,
                              on_unidentifiable="drop")
-    return compute_style_section(table, styles, plain_rows)
+    section = compute_style_section(table, styles, plain_rows)
+    if cfg.flip_top > 1:
+        from builder.pairwise.flips import compute_styled_flips
+
+        use = np.flatnonzero(styles.usable)
+        section["flips"] = [r.to_json() for r in compute_styled_flips(
+            battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use], styles.raw[use],
+            styles.features, table.fit, reweight=cfg.reweight, top=cfg.flip_top)]
+    return section
 
 
 def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[str, Any]:

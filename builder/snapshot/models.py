@@ -726,6 +726,58 @@ class ArenaStyleModel(SnapshotModel):
     rank_change: int | None = Field(description="plain_rank - rank: positive moves up under style control.")
 
 
+class ArenaFlipVotes(SnapshotModel):
+    """Votes of one pair-outcome cell in a flip budget's removal list."""
+
+    model_a: str = Field(description="The pair's first model (in the fit's model order).")
+    model_b: str = Field(description="The pair's second model.")
+    outcome: Literal["model_a", "model_b", "tie"] = Field(
+        description="model_a won, model_b won, or a tie of either kind.")
+    count: int = Field(ge=1, description="Votes of the cell removed (for the styled fit: its first in file order).")
+
+
+class ArenaFlip(SnapshotModel):
+    """Vote flip budget of two adjacent models: how few votes would have to go for the lower one
+    to rank above the higher one (influence by the fit's Hessian, then verified by refitting)."""
+
+    higher: str = Field(description="The model ranked above, in the published fit.")
+    lower: str = Field(description="The model ranked just below it.")
+    position: int = Field(ge=1, description="Position of ``higher`` in the main component (1: the #1/#2 pair).")
+    gap: float = Field(description="Rating of higher minus rating of lower, Arena points.")
+    approx_votes: int | None = Field(
+        description="Votes the influence approximation predicts are needed (null: not reachable by it).")
+    votes: int | None = Field(
+        description="Verified: removing these many votes (``removed``) and refitting puts lower above higher; "
+        "null when no reversing list was found.")
+    flipped: bool = Field(description="A verified refit reversed the pair.")
+    checked_votes: int = Field(
+        ge=0, description="Votes of the longest list refitted; when not flipped, removing them kept the order.")
+    minimal: bool = Field(description="Removing one vote fewer (the last entry's count minus one) was refitted "
+                          "and keeps higher above lower.")
+    upper_bound: bool = Field(description="The count is an upper bound: one vote fewer was not shown to keep the "
+                              "order.")
+    n_votes: int = Field(ge=0, description="All votes of the fit.")
+    share: float | None = Field(description="votes / n_votes.")
+    gap_after: float | None = Field(description="Rating of lower minus rating of higher after the removal (points).")
+    refits: int = Field(ge=0, description="Refits the search ran.")
+    removed: tuple[ArenaFlipVotes, ...] = Field(
+        description="The removed votes by cell, the list's last vote in the last entry.")
+
+
+class ArenaPairCounts(SnapshotModel):
+    """The plain fit's votes per unordered pair and outcome (the data a refit needs), shape (n_pairs,) each."""
+
+    models: tuple[str, ...] = Field(description="Spellings; ``i`` and ``j`` index into them.")
+    i: tuple[int, ...] = Field(description="First model of each pair (i < j).")
+    j: tuple[int, ...] = Field(description="Second model of each pair.")
+    wins_i: tuple[int, ...] = Field(description="Votes the first model won.")
+    wins_j: tuple[int, ...] = Field(description="Votes the second model won.")
+    ties: tuple[int, ...] = Field(description="Ties of either kind.")
+    reweight: bool = Field(default=False, description="The fit weighted each vote 1 / max(votes of its pair, "
+                           "min_pair) (LMArena's inverse-frequency weights).")
+    min_pair: int = Field(default=50, ge=1, description="The floor of those weights' pair count.")
+
+
 class ArenaStyle(SnapshotModel):
     """The Arena page's Style control view: Bradley-Terry with covariates for how answers look."""
 
@@ -736,6 +788,10 @@ class ArenaStyle(SnapshotModel):
     coefficients: tuple[ArenaStyleCoefficient, ...] = Field(description="One per feature, in feature order.")
     models: tuple[ArenaStyleModel, ...] = Field(description="Rated spellings by component, then styled rank.")
     unrated: tuple[ArenaUnrated, ...] = Field(description="Spellings without a finite styled rating.")
+    flips: tuple[ArenaFlip, ...] = Field(
+        default=(), description="Vote flip budgets of the adjacent pairs in the styled top 10, #1/#2 first.")
+
+
 class ArenaChange(SnapshotModel):
     """Rating-change statistics of one spelling over the saved history slices."""
 
@@ -807,6 +863,11 @@ class Arena(SnapshotModel):
     categories: tuple[Arena, ...] = Field(
         default=(),
         description="Category boards, each a full Arena section on its category's battles, in site.yml order.")
+    flips: tuple[ArenaFlip, ...] = Field(
+        default=(), description="Vote flip budgets of the adjacent pairs in the top 10 (plain fit), #1/#2 first.")
+    pair_counts: ArenaPairCounts | None = Field(
+        default=None, description="The plain fit's pair-outcome counts, published with the flip budgets so a "
+        "refit without the removed votes can be rerun (null without flip budgets).")
 
 
 # --------------------------------------------------------------------------- evals

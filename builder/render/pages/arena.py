@@ -24,6 +24,7 @@ Downloads written into the site::
     data/arena/ratings.json  [{column: value}, ...] in the same order (the ``arena fit`` shape + elo)
     data/arena/winrate.json  {"models", "predicted", "empirical", "battles", "mae", "pairs_used",
                               "min_pair_battles", "scale", "base"}
+    data/arena/flips.json, flips.csv   the vote flip budgets (``builder.render.arena_flips``)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from builder.render import arena_style
+from builder.render import arena_flips, arena_style
 from builder.render.writer import SiteWriter, Snap, current
 from builder.snapshot.models import Arena, ArenaModel, ArenaWinrate, ModelFacts
 from builder.util.formats import ARENA_TABLE_COLUMNS
@@ -343,7 +344,8 @@ def render_more_arenas(w: SiteWriter) -> None:
         doc = {**entry, "filters": dict(a.filters), "bad_rows": dict(a.bad_rows),
                "method": a.method.model_dump(mode="json"),
                "models": _rating_rows(a),
-               "style": None if a.style is None else a.style.model_dump(mode="json")}
+               "style": None if a.style is None else a.style.model_dump(mode="json"),
+               "flips": [f.model_dump(mode="json") for f in a.flips]}
         w.file(f"api/v1/arenas/{a.arena_id}.json", json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
                + "\n")
     w.file("api/v1/arenas/index.json", json.dumps({"arenas": listing}, indent=1, ensure_ascii=False) + "\n")
@@ -394,6 +396,13 @@ def _render_board(w: SiteWriter, snap: Any, board: Mapping[str, Any], nav: list[
         w.file(at(arena_style.STYLE_RATINGS_CSV), arena_style.render_style_ratings_csv(styled))
         w.file(at(arena_style.STYLE_RATINGS_JSON), arena_style.render_style_ratings_json(styled))
         w.file(at(arena_style.STYLE_JSON), arena_style.render_style_json(styled))
+    plain_flips = [f.model_dump(mode="json") for f in arena.flips]
+    style_flips = None if arena.style is None else [f.model_dump(mode="json") for f in arena.style.flips]
+    flips = arena_flips.compute_flip_view(plain_flips)
+    style_flip_view = arena_flips.compute_flip_view(style_flips or [])
+    if flips is not None or style_flip_view is not None:
+        w.file(at(arena_flips.FLIPS_JSON), arena_flips.render_flips_json(plain_flips, style_flips))
+        w.file(at(arena_flips.FLIPS_CSV), arena_flips.render_flips_csv(plain_flips, style_flips))
     name = "Arena" if arena_title is None else f"Arena: {arena_title}"
     title = name if not board["id"] else f"{name}: {board['title']}"
     description = ("Bradley-Terry ratings with 95% intervals, online Elo and win rates from pairwise battles."
@@ -405,7 +414,8 @@ def _render_board(w: SiteWriter, snap: Any, board: Mapping[str, Any], nav: list[
            arena=arena, view=view, style=style,
            ratings_csv=at(RATINGS_CSV), ratings_json=at(RATINGS_JSON), winrate_json=at(WINRATE_JSON),
            style_ratings_csv=at(arena_style.STYLE_RATINGS_CSV), style_ratings_json=at(arena_style.STYLE_RATINGS_JSON),
-           style_json=at(arena_style.STYLE_JSON))
+           style_json=at(arena_style.STYLE_JSON), flips=flips, style_flips=style_flip_view,
+           flips_json=at(arena_flips.FLIPS_JSON), flips_csv=at(arena_flips.FLIPS_CSV))
 
 
 __all__ = [

@@ -123,6 +123,8 @@ FILE_TEXT = {
                              "CC BY-SA 4.0"),
     "index-current.csv": ("The Capability Index board of current versions.", INDEX_LICENCE),
     "index-all-versions.csv": ("The Capability Index board of all versions.", INDEX_LICENCE),
+    "arena-flips.json": ("Each Arena board's pair-outcome vote counts, plain ratings and vote flip budgets, "
+                         "for refitting without the removed votes.", "CC BY-SA 4.0"),
     "recompute.py": ("The rebuild script (standard library only).", "MIT"),
     "recompute.ipynb": ("The same script as notebook cells.", "MIT"),
     "README.md": ("What each file holds, licences and attribution.", "CC BY 4.0"),
