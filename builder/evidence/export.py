@@ -139,8 +139,12 @@ DRAW_ORDER = (
     "1. One uniform per usable Arena observation, ascending (feed, identity, release, model): "
     "p = u (0 read as 2**-53), value = rating + sd * Phi^-1(p) by AS241, sd = (q975 - q025) / 3.92 (0 without both).",
     "2. Per used fit of a family feed, ascending (source, feed, release): n uniforms, overlap position floor(u * n) "
-    "each (overlap keys ascending); then one uniform per calibrated observation of that feed and release, ascending "
-    "(identity, model): its residual is the one at overlap position floor(u * n).",
+    "each (overlap keys ascending).",
+    "3. With residualDraws 'model': one uniform u per identity with a calibrated observation of a used fit, ascending "
+    "identity; each of its calibrated observations takes the residual at position floor(u * n) of its fit's "
+    "residuals sorted ascending (one quantile per model, shared by its scores). Without residualDraws (older "
+    "downloads): after each fit's n uniforms, one uniform per calibrated observation of that feed and release, "
+    "ascending (identity, model), picking the residual at overlap position floor(u * n).",
     "Sums run left to right from 0.0: a refit's in draw order, a family's values in ascending (feed, release, model), "
     "families in ascending id. A refit with all raw scores equal or beta <= 0 drops its feed for that round.",
 )
@@ -169,7 +173,8 @@ def _uncertainty_settings(snapshot: Snapshot) -> dict[str, Any] | None:
         return None
     return {"rounds": u.rounds, "seed": u.seed, "interval": list(u.interval), "tieThreshold": u.tie_threshold,
             "pairwiseTop": u.pairwise_top, "arenaSdDivisor": u.arena_sd_divisor,
-            "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER), "tieGroups": u.tie_groups}
+            "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER), "tieGroups": u.tie_groups,
+            "residualDraws": u.residual_draws}
 
 
 def _board_row(row: BoardRow) -> dict[str, Any]:

@@ -386,7 +386,7 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
         scored = []
         for o in rows:
             slot[id(o)] = n_slots
-            scored.append((n_slots, o["raw"]))
+            scored.append((n_slots, o["raw"], o["identity"]))
             n_slots += 1
         fits.append({"key": (c["source"], c["feed"], c["release"]), "n": len(raws), "raws": raws, "anchors": anchors,
                      "residuals": residuals, "published_residuals": c.get("residuals"), "scored": scored})
@@ -411,9 +411,18 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
 
 
 def run_rounds(be: dict) -> list[dict[str, list]]:
-    """Per board, identity -> its R in every round (None where the round left it no family)."""
+    """Per board, identity -> its R in every round (None where the round left it no family).
+
+    Residual draws (``uncertainty.residualDraws``): ``model``, after every fit's resample one
+    uniform per identity with a calibrated score (ascending), each of its scores taking the
+    residual at position floor(u * n) of its fit's residuals sorted ascending; absent (older
+    downloads), one uniform per calibrated score right after its fit's resample.
+    """
     u = be["uncertainty"]
+    per_model = u.get("residualDraws") == "model"
     draws, fits, boards, n_slots = bootstrap_inputs(be)
+    models = sorted({ident for f in fits for _, _, ident in f["scored"]})
+    ascending = [sorted(f["residuals"]) for f in fits]
     rng = random.Random(u["seed"])
     rand = rng.random
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
@@ -434,10 +443,18 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
         for i, (rating, sd) in enumerate(draws):
             p = rand()
             v[i] = rating + sd * normal_quantile(p if p > 0.0 else 2.0 ** -53)
+        picks, residuals = [], []
         for f in fits:
             n = f["n"]
-            pick = [min(int(rand() * n), n - 1) for _ in range(n)]
-            res = [f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]]
+            picks.append([min(int(rand() * n), n - 1) for _ in range(n)])
+            if not per_model:
+                residuals.append([f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]])
+        if per_model:
+            quantile = {ident: rand() for ident in models}
+            residuals = [[res[min(int(quantile[ident] * f["n"]), f["n"] - 1)] for _, _, ident in f["scored"]]
+                         for f, res in zip(fits, ascending)]
+        for f, pick, res in zip(fits, picks, residuals):
+            n = f["n"]
             xs = [f["raws"][k] for k in pick]
             arena = [v[f["anchors"][k]] for k in pick]
             mu = left_sum(xs) / n
@@ -448,7 +465,7 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
                 z = [(x - mu) / sigma for x in xs]
                 beta = left_sum(zi * (a - alpha) for zi, a in zip(z, arena)) / left_sum(zi * zi for zi in z)
                 ok = beta > 0
-            for (s, raw), e in zip(f["scored"], res):
+            for (s, raw, _), e in zip(f["scored"], res):
                 v[s] = alpha + beta * (raw - mu) / sigma + e if ok else None
         for k, fams in enumerate(specs):
             num = den = 0.0

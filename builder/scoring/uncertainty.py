@@ -19,6 +19,14 @@ far each R and each rank could move. Each of ``B`` rounds
        residual_k = arena_k - (alpha + beta * (raw_k - mu) / sigma)      (the snapshot's fit)
        value      = alpha_b + beta_b * (raw - mu_b) / sigma_b + residual  (the round's refit)
 
+   by model (``residual_draws`` "model"): each round draws one quantile u per model, and every
+   calibrated value of that model takes the residual at position floor(u * n) of its fit's
+   residuals sorted ascending, so a model whose scores miss Arena in one source misses it
+   alike in the others (its errors agree across sources: measured on the real data, the
+   residuals of two sources correlate at 0.7-0.95 over their common models). Drawing one
+   residual per value independently (``residual_draws`` "score", the method before 2026-12)
+   averages such errors away and under-covers: see ``builder.scoring.simulate_coverage``;
+
 4. recomputes R of every row of every role board, on the same rows (qualification and the
    New strip do not change), by the published formula over the families present that round::
 
@@ -50,9 +58,13 @@ in [0, 1)). Every round reads the same number of uniforms, in this order:
 1. one per usable Arena observation, in ascending (feed, identity, release, model):
    p = u (a u of exactly 0 is read as 2**-53), z = Phi^-1(p) by Wichura's algorithm AS241;
 2. for each used family-feed fit, in ascending (source, feed, release): ``n`` uniforms, each
-   picking overlap position floor(u * n) (overlap keys ascending); then one uniform per
-   calibrated observation of that feed and release, in ascending (identity, model), picking
-   the residual at overlap position floor(u * n).
+   picking overlap position floor(u * n) (overlap keys ascending);
+3. ("model") one uniform per identity with a calibrated observation of a used family-feed
+   fit, in ascending identity: each of its calibrated observations takes the residual at
+   position floor(u * n) of its fit's residuals sorted ascending. ("score", older snapshots:
+   in step 2, right after each fit's ``n`` uniforms, one uniform per calibrated observation
+   of that feed and release, in ascending (identity, model), picking the residual at overlap
+   position floor(u * n).)
 
 Arithmetic. Every sum runs left to right from 0.0 in a fixed order: a refit's sums in draw
 order; a family's values in ascending (feed, release, model); families in ascending id. The
@@ -66,6 +78,7 @@ reordering, no fused multiply-add, the C library's ``log`` as in CPython).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -91,6 +104,10 @@ ARENA_SD_DIVISOR = 3.92
 "sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
+RESIDUAL_DRAWS = "model"
+"""How residuals are drawn: ``model``, one quantile per model and round shared by all its
+calibrated scores (each fit's residuals ascending); ``score`` (before 2026-12), one overlap
+position per calibrated score, independently (see the module docstring)."""
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -159,6 +176,8 @@ class FitInput:
     residuals: tuple[float, ...]
     scored_slots: tuple[int, ...]
     scored_raws: tuple[float, ...]
+    scored_models: tuple[int, ...] = ()
+    "Per calibrated observation, its identity's position in ``BootstrapProblem.models`` (per-model draws)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +204,9 @@ class BootstrapProblem:
     arena: tuple[ArenaInput, ...]
     fits: tuple[FitInput, ...]
     boards: tuple[BoardInput, ...]
+    models: tuple[str, ...] = ()
+    "Identities with a calibrated observation of a used fit, ascending: one residual quantile each per round."
+    residual_draws: str = RESIDUAL_DRAWS
 
     @property
     def slots(self) -> int:
@@ -192,6 +214,8 @@ class BootstrapProblem:
 
     @property
     def draws_per_round(self) -> int:
+        if self.residual_draws == "model":
+            return len(self.arena) + sum(len(f.overlap) for f in self.fits) + len(self.models)
         return len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
 
 
@@ -237,6 +261,8 @@ class BoardUncertainty:
 def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
     return snap.UncertaintySettings(
+        residual_draws="model" if rounds and (problem.residual_draws if problem is not None else RESIDUAL_DRAWS)
+        == "model" else None,
         rounds=rounds,
         seed=seed,
         interval=INTERVAL,
@@ -270,6 +296,7 @@ def compute_bootstrap_problem(
     text_feeds: set[str],
     families: Mapping[str, Sequence[str]],
     boards: Sequence[BoardRows],
+    residual_draws: str = RESIDUAL_DRAWS,
 ) -> BootstrapProblem:
     """The draws' inputs in their documented order (see the module docstring).
 
@@ -291,7 +318,8 @@ def compute_bootstrap_problem(
     for o in observations:
         if o.feed not in arena_feeds:
             groups.setdefault((o.source, o.feed, o.release), []).append(o)
-    fits = []
+    fits: list[FitInput] = []
+    fit_models: list[tuple[str, ...]] = []
     next_slot = len(arena)
     for c in sorted(calibrations, key=lambda c: (c.source, c.feed, c.release)):
         if not c.used or c.feed not in by_feed or c.mu is None or c.sigma is None or c.alpha is None or c.beta is None:
@@ -311,6 +339,11 @@ def compute_bootstrap_problem(
         next_slot += len(rows)
         fits.append(FitInput(c.source, c.feed, c.release, c.mu, c.sigma, c.alpha, c.beta, keys, raws, anchors,
                              residuals, slots, tuple(o.raw for o in rows)))
+        fit_models.append(tuple(o.identity for o in rows))
+    models = tuple(sorted({i for idents in fit_models for i in idents}))
+    position = {m: k for k, m in enumerate(models)}
+    fits = [dataclasses.replace(f, scored_models=tuple(position[i] for i in idents))
+            for f, idents in zip(fits, fit_models, strict=True)]
 
     # per identity and family, the value slots in ascending (feed, release, model)
     members: dict[str, dict[str, list[tuple[tuple[str, str, str], int]]]] = {}
@@ -333,7 +366,7 @@ def compute_bootstrap_problem(
                    tuple(row_input(i, b.weights) for i in b.new))
         for b in boards
     )
-    return BootstrapProblem(arena, tuple(fits), board_inputs)
+    return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws)
 
 
 # --------------------------------------------------------------------------- draws
@@ -432,10 +465,10 @@ def _draw_arena(u: Floats, rating: Floats, sd: Floats, values: Floats) -> None:
 
 @njit(cache=True, nogil=True)
 def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, scored_raws: Floats,
-           slot0: int, min_overlap: int, arena_values: Floats, values: Floats) -> None:
+           slot0: int, min_overlap: int, arena_values: Floats, values: Floats, res_cols: Ints) -> None:
     """One fit in every round: resample, refit, calibrate + residual; NaN when the refit fails.
 
-    ``u[b, col:col + n]`` pick the resample, ``u[b, col + n:col + n + m]`` the residuals;
+    ``u[b, col:col + n]`` pick the resample, ``u[b, res_cols[j]]`` the residual of observation j;
     ``arena_values[b, i]``: the round's Arena draws; writes ``values[slot0 + j, b]``.
     """
     n, m = raws.shape[0], scored_raws.shape[0]
@@ -476,7 +509,7 @@ def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, 
             beta = num / den
             ok = beta > 0.0
         for j in range(m):
-            k = min(int(u[b, col + n + j] * n), n - 1)
+            k = min(int(u[b, res_cols[j]] * n), n - 1)
             values[slot0 + j, b] = alpha + beta * (scored_raws[j] - mu) / sigma + residuals[k] if ok else np.nan
 
 
@@ -634,12 +667,21 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
         _draw_arena(u, rating, sd, arena)
     values[:len(rating)] = arena.T
     col = len(problem.arena)
+    per_model = problem.residual_draws == "model"
+    model_col = col + sum(len(f.overlap) for f in problem.fits)
     for fit in problem.fits:
+        n = len(fit.overlap)
+        if per_model:  # the model's quantile, on the fit's residuals in ascending order
+            res_cols = model_col + np.asarray(fit.scored_models, dtype=np.int64)
+            residuals = np.sort(np.asarray(fit.residuals, dtype=np.float64))
+        else:
+            res_cols = col + n + np.arange(len(fit.scored_slots), dtype=np.int64)
+            residuals = np.asarray(fit.residuals, dtype=np.float64)
         if fit.scored_slots:
             _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
-                   np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64),
-                   fit.scored_slots[0], MIN_OVERLAP, arena, values)
-        col += len(fit.overlap) + len(fit.scored_slots)
+                   residuals, np.asarray(fit.scored_raws, dtype=np.float64),
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols)
+        col += n if per_model else n + len(fit.scored_slots)
     return values
 
 

@@ -423,6 +423,9 @@ class UncertaintySettings(SnapshotModel):
     tie_groups: Literal["leader"] | None = Field(
         default=None, description="How rows carry tie groups: 'leader', anchored on each group's leader "
         "(tie_leader, p_leader); null in snapshots from before (groups were read from tied_above).")
+    residual_draws: Literal["model"] | None = Field(
+        default=None, description="How residuals are drawn: 'model', one quantile per model and round shared by all "
+        "its calibrated scores; null in snapshots from before (one residual per score, drawn independently).")
 
 
 class Board(SnapshotModel):
