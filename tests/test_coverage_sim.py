@@ -110,3 +110,21 @@ def test_the_arena_study_scores_rated_models():
     run = run_arena_once(12, 4000, seed=1, rounds=50)
     assert len(run.bootstrap_hits) == len(run.sandwich_hits) == 12
     assert sum(run.sandwich_hits) >= 9 and sum(run.bootstrap_hits) >= 9
+
+
+def test_the_method_changelog_records_the_change_of_residual_draws():
+    from pathlib import Path
+
+    from builder.render.pages.archive import method_changelog
+    from builder.snapshot.load import load_snapshot
+
+    old = load_snapshot(sorted((Path(__file__).resolve().parents[1] / "snapshots").glob("*.json"))[0])
+    assert old.uncertainty is not None and old.uncertainty.rounds
+    before = old.model_copy(update={"uncertainty": old.uncertainty.model_copy(
+        update={"residual_draws": None, "residual_share": None})})
+    after = old.model_copy(update={"date": "2026-12-09", "uncertainty": old.uncertainty.model_copy(
+        update={"residual_draws": "model", "residual_share": 0.85})})
+    changes = [c for e in method_changelog([before, after]) for c in e["changes"]]
+    line = next(c for c in changes if c.startswith("2026-12-09: board intervals"))
+    assert "one residual quantile per model" in line and "was one residual per calibrated score" in line
+    assert not [c for e in method_changelog([after, after]) for c in e["changes"] if "board intervals" in c]

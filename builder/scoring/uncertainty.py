@@ -19,13 +19,21 @@ far each R and each rank could move. Each of ``B`` rounds
        residual_k = arena_k - (alpha + beta * (raw_k - mu) / sigma)      (the snapshot's fit)
        value      = alpha_b + beta_b * (raw - mu_b) / sigma_b + residual  (the round's refit)
 
-   by model (``residual_draws`` "model"): each round draws one quantile u per model, and every
-   calibrated value of that model takes the residual at position floor(u * n) of its fit's
-   residuals sorted ascending, so a model whose scores miss Arena in one source misses it
-   alike in the others (its errors agree across sources: measured on the real data, the
-   residuals of two sources correlate at 0.7-0.95 over their common models). Drawing one
+   by model (``residual_draws`` "model"): each round draws per model a quantile u and a
+   uniform v, and per calibrated value its own quantile w; the value takes the residual at
+   position floor(x * n) of its fit's residuals sorted ascending, x = u (shared by all the
+   model's values) when v < c, else x = w. So a model's errors agree across sources as much
+   as the data say they do::
+
+       c = median over pairs of used fits with >= MIN_OVERLAP common overlap keys of
+           corr(residuals of fit a, residuals of fit b over the common keys), clamped to [0, 1]
+           (1 when no pair has that many: every value follows its model)
+
+   (on the real files c is about 0.85: a model one benchmark flatters the others flatter too,
+   and calibration shrinks every source's value of a strong model alike). Drawing one
    residual per value independently (``residual_draws`` "score", the method before 2026-12)
-   averages such errors away and under-covers: see ``builder.scoring.simulate_coverage``;
+   averages such errors away and under-covers (89-92% measured for a nominal 95% on the
+   real-shaped mid-tier and rote boards): see ``builder.scoring.simulate_coverage``;
 
 4. recomputes R of every row of every role board, on the same rows (qualification and the
    New strip do not change), by the published formula over the families present that round::
@@ -59,9 +67,11 @@ in [0, 1)). Every round reads the same number of uniforms, in this order:
    p = u (a u of exactly 0 is read as 2**-53), z = Phi^-1(p) by Wichura's algorithm AS241;
 2. for each used family-feed fit, in ascending (source, feed, release): ``n`` uniforms, each
    picking overlap position floor(u * n) (overlap keys ascending);
-3. ("model") one uniform per identity with a calibrated observation of a used family-feed
-   fit, in ascending identity: each of its calibrated observations takes the residual at
-   position floor(u * n) of its fit's residuals sorted ascending. ("score", older snapshots:
+3. ("model") two uniforms (v, u) per identity with a calibrated observation of a used
+   family-feed fit, in ascending identity; then one uniform w per calibrated observation,
+   fits in the order of step 2, observations in ascending (identity, model); each takes the
+   residual at position floor(x * n) of its fit's residuals sorted ascending, x = u when
+   v < c, else w (step 3 of the rounds). ("score", older snapshots:
    in step 2, right after each fit's ``n`` uniforms, one uniform per calibrated observation
    of that feed and release, in ascending (identity, model), picking the residual at overlap
    position floor(u * n).)
@@ -207,6 +217,8 @@ class BootstrapProblem:
     models: tuple[str, ...] = ()
     "Identities with a calibrated observation of a used fit, ascending: one residual quantile each per round."
     residual_draws: str = RESIDUAL_DRAWS
+    residual_share: float = 1.0
+    "c: the share of rounds in which a model's scores take its one quantile (``model`` draws)."
 
     @property
     def slots(self) -> int:
@@ -215,7 +227,8 @@ class BootstrapProblem:
     @property
     def draws_per_round(self) -> int:
         if self.residual_draws == "model":
-            return len(self.arena) + sum(len(f.overlap) for f in self.fits) + len(self.models)
+            return (len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
+                    + 2 * len(self.models))
         return len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
 
 
@@ -261,8 +274,9 @@ class BoardUncertainty:
 def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
     return snap.UncertaintySettings(
-        residual_draws="model" if rounds and (problem.residual_draws if problem is not None else RESIDUAL_DRAWS)
-        == "model" else None,
+        residual_draws="model" if rounds and problem is not None and problem.residual_draws == "model" else None,
+        residual_share=problem.residual_share if rounds and problem is not None and problem.residual_draws == "model"
+        else None,
         rounds=rounds,
         seed=seed,
         interval=INTERVAL,
@@ -366,7 +380,45 @@ def compute_bootstrap_problem(
                    tuple(row_input(i, b.weights) for i in b.new))
         for b in boards
     )
-    return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws)
+    return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws, compute_residual_share(fits))
+
+
+def compute_residual_share(fits: Sequence[FitInput]) -> float:
+    """c = the median, over pairs of fits (in ``fits`` order) with at least ``MIN_OVERLAP`` common
+    overlap keys, of the Pearson correlation of their residuals over those keys (ascending),
+    clamped to [0, 1]; 1.0 when no pair has that many (every score then follows its model).
+
+    Sums run left to right from 0.0 over the common keys; the median of an even count is the
+    mean of the middle two.
+    """
+    corrs = []
+    for i, a in enumerate(fits):
+        res_a = dict(zip(a.overlap, a.residuals, strict=True))
+        for b in fits[i + 1:]:
+            res_b = dict(zip(b.overlap, b.residuals, strict=True))
+            common = sorted(set(res_a) & set(res_b))
+            if len(common) < MIN_OVERLAP:
+                continue
+            corrs.append(_pearson([res_a[k] for k in common], [res_b[k] for k in common]))
+    if not corrs:
+        return 1.0
+    corrs.sort()
+    mid = len(corrs) // 2
+    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
+    return min(max(med, 0.0), 1.0)
+
+
+def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)), d the gap to the mean; 0 when either does not vary."""
+    n = len(x)
+    mx = math.fsum(x) / n
+    my = math.fsum(y) / n
+    sxy = sxx = syy = 0.0
+    for a, b in zip(x, y, strict=True):
+        sxy += (a - mx) * (b - my)
+        sxx += (a - mx) * (a - mx)
+        syy += (b - my) * (b - my)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0.0 and syy > 0.0 else 0.0
 
 
 # --------------------------------------------------------------------------- draws
@@ -465,10 +517,12 @@ def _draw_arena(u: Floats, rating: Floats, sd: Floats, values: Floats) -> None:
 
 @njit(cache=True, nogil=True)
 def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, scored_raws: Floats,
-           slot0: int, min_overlap: int, arena_values: Floats, values: Floats, res_cols: Ints) -> None:
+           slot0: int, min_overlap: int, arena_values: Floats, values: Floats, res_cols: Ints, mix_cols: Ints,
+           own_cols: Ints, share: float) -> None:
     """One fit in every round: resample, refit, calibrate + residual; NaN when the refit fails.
 
-    ``u[b, col:col + n]`` pick the resample, ``u[b, res_cols[j]]`` the residual of observation j;
+    ``u[b, col:col + n]`` pick the resample; observation j takes the residual ``u[b, res_cols[j]]``
+    picks when ``u[b, mix_cols[j]] < share``, else the one ``u[b, own_cols[j]]`` picks;
     ``arena_values[b, i]``: the round's Arena draws; writes ``values[slot0 + j, b]``.
     """
     n, m = raws.shape[0], scored_raws.shape[0]
@@ -509,7 +563,8 @@ def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, 
             beta = num / den
             ok = beta > 0.0
         for j in range(m):
-            k = min(int(u[b, res_cols[j]] * n), n - 1)
+            pick = u[b, res_cols[j]] if u[b, mix_cols[j]] < share else u[b, own_cols[j]]
+            k = min(int(pick * n), n - 1)
             values[slot0 + j, b] = alpha + beta * (scored_raws[j] - mu) / sigma + residuals[k] if ok else np.nan
 
 
@@ -668,19 +723,27 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
     values[:len(rating)] = arena.T
     col = len(problem.arena)
     per_model = problem.residual_draws == "model"
-    model_col = col + sum(len(f.overlap) for f in problem.fits)
+    model_col = col + sum(len(f.overlap) for f in problem.fits)  # (v, u) per model, then one per score
+    own_col = model_col + 2 * len(problem.models)
+    share = problem.residual_share if per_model else 0.0
     for fit in problem.fits:
         n = len(fit.overlap)
-        if per_model:  # the model's quantile, on the fit's residuals in ascending order
-            res_cols = model_col + np.asarray(fit.scored_models, dtype=np.int64)
+        m = len(fit.scored_slots)
+        if per_model:  # the model's quantile or the score's own, on the fit's residuals in ascending order
+            models = np.asarray(fit.scored_models, dtype=np.int64)
+            mix_cols = model_col + 2 * models
+            res_cols = mix_cols + 1
+            own_cols = own_col + np.arange(m, dtype=np.int64)
+            own_col += m
             residuals = np.sort(np.asarray(fit.residuals, dtype=np.float64))
         else:
-            res_cols = col + n + np.arange(len(fit.scored_slots), dtype=np.int64)
+            own_cols = col + n + np.arange(m, dtype=np.int64)
+            res_cols = mix_cols = own_cols
             residuals = np.asarray(fit.residuals, dtype=np.float64)
         if fit.scored_slots:
             _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
                    residuals, np.asarray(fit.scored_raws, dtype=np.float64),
-                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols)
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols, mix_cols, own_cols, share)
         col += n if per_model else n + len(fit.scored_slots)
     return values
 
