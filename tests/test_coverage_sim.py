@@ -128,3 +128,20 @@ def test_the_method_changelog_records_the_change_of_residual_draws():
     line = next(c for c in changes if c.startswith("2026-12-09: board intervals"))
     assert "one residual quantile per model" in line and "was one residual per calibrated score" in line
     assert not [c for e in method_changelog([after, after]) for c in e["changes"] if "board intervals" in c]
+
+
+def test_the_bootstrap_measures_the_agreement_of_residuals(draw):
+    """c, the share of rounds in which a model's scores share one residual quantile, is the
+    correlation of the two fits' residuals over their common overlap (one pair here)."""
+    from builder.scoring.uncertainty import compute_bootstrap_problem
+
+    shape, _, sim = draw
+    problem = compute_bootstrap_problem(list(sim.observations), list(sim.calibrations), {"arena/text"},
+                                        {"arena/text"}, shape.families, [sim.rows])
+    a, b = problem.fits
+    assert a.overlap == b.overlap
+    assert problem.residual_share == pytest.approx(float(np.corrcoef(a.residuals, b.residuals)[0, 1]), abs=1e-9)
+    assert 0.3 < problem.residual_share < 0.95
+    # two uniforms per model and one per score on top of the resamples and the Arena draws
+    assert problem.draws_per_round == (len(problem.arena) + sum(len(f.overlap) + len(f.scored_slots)
+                                                                for f in problem.fits) + 2 * len(problem.models))
