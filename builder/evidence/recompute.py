@@ -388,9 +388,10 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
         scored = []
         for o in rows:
             slot[id(o)] = n_slots
-            scored.append((n_slots, o["raw"]))
+            scored.append((n_slots, o["raw"], o["identity"]))
             n_slots += 1
         fits.append({"key": (c["source"], c["feed"], c["release"]), "n": len(raws), "raws": raws, "anchors": anchors,
+                     "overlap": list(c["overlap"]),
                      "residuals": residuals, "published_residuals": c.get("residuals"), "scored": scored})
     per_identity: dict[str, list[dict]] = defaultdict(list)
     for o in obs:
@@ -413,9 +414,21 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
 
 
 def run_rounds(be: dict) -> list[dict[str, list]]:
-    """Per board, identity -> its R in every round (None where the round left it no family)."""
+    """Per board, identity -> its R in every round (None where the round left it no family).
+
+    Residual draws (``uncertainty.residualDraws``): ``model``, after every fit's resample two
+    uniforms (v, u) per identity with a calibrated score (ascending), then one uniform w per
+    calibrated score (fits in order, scores in order); a score takes the residual at position
+    floor(x * n) of its fit's residuals sorted ascending, x = u when v < c (``residual_share``)
+    and w otherwise. Absent (older downloads): one uniform per calibrated score right after its
+    fit's resample, picking the residual at that overlap position.
+    """
     u = be["uncertainty"]
+    per_model = u.get("residualDraws") == "model"
     draws, fits, boards, n_slots = bootstrap_inputs(be)
+    models = sorted({ident for f in fits for _, _, ident in f["scored"]})
+    ascending = [sorted(f["residuals"]) for f in fits]
+    share = residual_share(fits)
     rng = random.Random(u["seed"])
     rand = rng.random
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
@@ -436,10 +449,26 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
         for i, (rating, sd) in enumerate(draws):
             p = rand()
             v[i] = rating + sd * normal_quantile(p if p > 0.0 else 2.0 ** -53)
+        picks, residuals = [], []
         for f in fits:
             n = f["n"]
-            pick = [min(int(rand() * n), n - 1) for _ in range(n)]
-            res = [f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]]
+            picks.append([min(int(rand() * n), n - 1) for _ in range(n)])
+            if not per_model:
+                residuals.append([f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]])
+        if per_model:
+            mix = {}
+            for ident in models:
+                mix[ident] = (rand(), rand())
+            residuals = []
+            for f, res in zip(fits, ascending):
+                picked = []
+                for _, _, ident in f["scored"]:
+                    agree, q = mix[ident]
+                    w = rand()
+                    picked.append(res[min(int((q if agree < share else w) * f["n"]), f["n"] - 1)])
+                residuals.append(picked)
+        for f, pick, res in zip(fits, picks, residuals):
+            n = f["n"]
             xs = [f["raws"][k] for k in pick]
             arena = [v[f["anchors"][k]] for k in pick]
             mu = left_sum(xs) / n
@@ -450,7 +479,7 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
                 z = [(x - mu) / sigma for x in xs]
                 beta = left_sum(zi * (a - alpha) for zi, a in zip(z, arena)) / left_sum(zi * zi for zi in z)
                 ok = beta > 0
-            for (s, raw), e in zip(f["scored"], res):
+            for (s, raw, _), e in zip(f["scored"], res):
                 v[s] = alpha + beta * (raw - mu) / sigma + e if ok else None
         for k, fams in enumerate(specs):
             num = den = 0.0
@@ -461,6 +490,37 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
                     den += w
             series[k].append(num / den if den > 0 else None)
     return [{ident: series[k] for ident, k in idx.items()} for idx in board_index]
+
+
+def pearson(x: list[float], y: list[float]) -> float:
+    """sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)), d the gap to the mean (fsum); 0 when either is constant."""
+    mx = math.fsum(x) / len(x)
+    my = math.fsum(y) / len(y)
+    sxy = sxx = syy = 0.0
+    for a, b in zip(x, y):
+        sxy += (a - mx) * (b - my)
+        sxx += (a - mx) * (a - mx)
+        syy += (b - my) * (b - my)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0.0 and syy > 0.0 else 0.0
+
+
+def residual_share(fits: list[dict]) -> float:
+    """c: the median over pairs of fits with at least 10 common overlap keys of their residuals'
+    correlation over those keys (ascending), clamped to [0, 1]; 1.0 without such a pair."""
+    corrs = []
+    for i, a in enumerate(fits):
+        ra = dict(zip(a["overlap"], a["residuals"]))
+        for b in fits[i + 1:]:
+            rb = dict(zip(b["overlap"], b["residuals"]))
+            common = sorted(set(ra) & set(rb))
+            if len(common) >= 10:
+                corrs.append(pearson([ra[k] for k in common], [rb[k] for k in common]))
+    if not corrs:
+        return 1.0
+    corrs.sort()
+    mid = len(corrs) // 2
+    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
+    return min(max(med, 0.0), 1.0)
 
 
 def summarise(board: dict, r: dict[str, list], u: dict) -> tuple[dict[str, dict], dict]:
@@ -525,6 +585,8 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
                 tally.ok["board fit residual"] += 1
             else:
                 tally.misses.append(f"board fit residual: {' '.join(f['key'])} #{k}: published {pub}, rebuilt {new}")
+    if u.get("residualDraws") == "model":
+        tally.check("board residual share", "c", u.get("residualShare"), residual_share(fits), 1e-12)
     per_board = run_rounds(be)
     for board, r in zip(be["boards"], per_board):
         rebuilt, matrix = summarise(board, r, u)

@@ -19,6 +19,22 @@ far each R and each rank could move. Each of ``B`` rounds
        residual_k = arena_k - (alpha + beta * (raw_k - mu) / sigma)      (the snapshot's fit)
        value      = alpha_b + beta_b * (raw - mu_b) / sigma_b + residual  (the round's refit)
 
+   by model (``residual_draws`` "model"): each round draws per model a quantile u and a
+   uniform v, and per calibrated value its own quantile w; the value takes the residual at
+   position floor(x * n) of its fit's residuals sorted ascending, x = u (shared by all the
+   model's values) when v < c, else x = w. So a model's errors agree across sources as much
+   as the data say they do::
+
+       c = median over pairs of used fits with >= MIN_OVERLAP common overlap keys of
+           corr(residuals of fit a, residuals of fit b over the common keys), clamped to [0, 1]
+           (1 when no pair has that many: every value follows its model)
+
+   (on the real files c is about 0.85: a model one benchmark flatters the others flatter too,
+   and calibration shrinks every source's value of a strong model alike). Drawing one
+   residual per value independently (``residual_draws`` "score", the method before 2026-12)
+   averages such errors away and under-covers (89-92% measured for a nominal 95% on the
+   real-shaped mid-tier and rote boards): see ``builder.scoring.simulate_coverage``;
+
 4. recomputes R of every row of every role board, on the same rows (qualification and the
    New strip do not change), by the published formula over the families present that round::
 
@@ -50,9 +66,15 @@ in [0, 1)). Every round reads the same number of uniforms, in this order:
 1. one per usable Arena observation, in ascending (feed, identity, release, model):
    p = u (a u of exactly 0 is read as 2**-53), z = Phi^-1(p) by Wichura's algorithm AS241;
 2. for each used family-feed fit, in ascending (source, feed, release): ``n`` uniforms, each
-   picking overlap position floor(u * n) (overlap keys ascending); then one uniform per
-   calibrated observation of that feed and release, in ascending (identity, model), picking
-   the residual at overlap position floor(u * n).
+   picking overlap position floor(u * n) (overlap keys ascending);
+3. ("model") two uniforms (v, u) per identity with a calibrated observation of a used
+   family-feed fit, in ascending identity; then one uniform w per calibrated observation,
+   fits in the order of step 2, observations in ascending (identity, model); each takes the
+   residual at position floor(x * n) of its fit's residuals sorted ascending, x = u when
+   v < c, else w (step 3 of the rounds). ("score", older snapshots:
+   in step 2, right after each fit's ``n`` uniforms, one uniform per calibrated observation
+   of that feed and release, in ascending (identity, model), picking the residual at overlap
+   position floor(u * n).)
 
 Arithmetic. Every sum runs left to right from 0.0 in a fixed order: a refit's sums in draw
 order; a family's values in ascending (feed, release, model); families in ascending id. The
@@ -66,6 +88,7 @@ reordering, no fused multiply-add, the C library's ``log`` as in CPython).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -91,6 +114,10 @@ ARENA_SD_DIVISOR = 3.92
 "sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
+RESIDUAL_DRAWS = "model"
+"""How residuals are drawn: ``model``, one quantile per model and round shared by all its
+calibrated scores (each fit's residuals ascending); ``score`` (before 2026-12), one overlap
+position per calibrated score, independently (see the module docstring)."""
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -159,6 +186,8 @@ class FitInput:
     residuals: tuple[float, ...]
     scored_slots: tuple[int, ...]
     scored_raws: tuple[float, ...]
+    scored_models: tuple[int, ...] = ()
+    "Per calibrated observation, its identity's position in ``BootstrapProblem.models`` (per-model draws)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +214,11 @@ class BootstrapProblem:
     arena: tuple[ArenaInput, ...]
     fits: tuple[FitInput, ...]
     boards: tuple[BoardInput, ...]
+    models: tuple[str, ...] = ()
+    "Identities with a calibrated observation of a used fit, ascending: one residual quantile each per round."
+    residual_draws: str = RESIDUAL_DRAWS
+    residual_share: float = 1.0
+    "c: the share of rounds in which a model's scores take its one quantile (``model`` draws)."
 
     @property
     def slots(self) -> int:
@@ -192,6 +226,9 @@ class BootstrapProblem:
 
     @property
     def draws_per_round(self) -> int:
+        if self.residual_draws == "model":
+            return (len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
+                    + 2 * len(self.models))
         return len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
 
 
@@ -237,6 +274,9 @@ class BoardUncertainty:
 def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
     return snap.UncertaintySettings(
+        residual_draws="model" if rounds and problem is not None and problem.residual_draws == "model" else None,
+        residual_share=problem.residual_share if rounds and problem is not None and problem.residual_draws == "model"
+        else None,
         rounds=rounds,
         seed=seed,
         interval=INTERVAL,
@@ -270,6 +310,7 @@ def compute_bootstrap_problem(
     text_feeds: set[str],
     families: Mapping[str, Sequence[str]],
     boards: Sequence[BoardRows],
+    residual_draws: str = RESIDUAL_DRAWS,
 ) -> BootstrapProblem:
     """The draws' inputs in their documented order (see the module docstring).
 
@@ -291,7 +332,8 @@ def compute_bootstrap_problem(
     for o in observations:
         if o.feed not in arena_feeds:
             groups.setdefault((o.source, o.feed, o.release), []).append(o)
-    fits = []
+    fits: list[FitInput] = []
+    fit_models: list[tuple[str, ...]] = []
     next_slot = len(arena)
     for c in sorted(calibrations, key=lambda c: (c.source, c.feed, c.release)):
         if not c.used or c.feed not in by_feed or c.mu is None or c.sigma is None or c.alpha is None or c.beta is None:
@@ -311,6 +353,11 @@ def compute_bootstrap_problem(
         next_slot += len(rows)
         fits.append(FitInput(c.source, c.feed, c.release, c.mu, c.sigma, c.alpha, c.beta, keys, raws, anchors,
                              residuals, slots, tuple(o.raw for o in rows)))
+        fit_models.append(tuple(o.identity for o in rows))
+    models = tuple(sorted({i for idents in fit_models for i in idents}))
+    position = {m: k for k, m in enumerate(models)}
+    fits = [dataclasses.replace(f, scored_models=tuple(position[i] for i in idents))
+            for f, idents in zip(fits, fit_models, strict=True)]
 
     # per identity and family, the value slots in ascending (feed, release, model)
     members: dict[str, dict[str, list[tuple[tuple[str, str, str], int]]]] = {}
@@ -333,7 +380,45 @@ def compute_bootstrap_problem(
                    tuple(row_input(i, b.weights) for i in b.new))
         for b in boards
     )
-    return BootstrapProblem(arena, tuple(fits), board_inputs)
+    return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws, compute_residual_share(fits))
+
+
+def compute_residual_share(fits: Sequence[FitInput]) -> float:
+    """c = the median, over pairs of fits (in ``fits`` order) with at least ``MIN_OVERLAP`` common
+    overlap keys, of the Pearson correlation of their residuals over those keys (ascending),
+    clamped to [0, 1]; 1.0 when no pair has that many (every score then follows its model).
+
+    Sums run left to right from 0.0 over the common keys; the median of an even count is the
+    mean of the middle two.
+    """
+    corrs = []
+    for i, a in enumerate(fits):
+        res_a = dict(zip(a.overlap, a.residuals, strict=True))
+        for b in fits[i + 1:]:
+            res_b = dict(zip(b.overlap, b.residuals, strict=True))
+            common = sorted(set(res_a) & set(res_b))
+            if len(common) < MIN_OVERLAP:
+                continue
+            corrs.append(_pearson([res_a[k] for k in common], [res_b[k] for k in common]))
+    if not corrs:
+        return 1.0
+    corrs.sort()
+    mid = len(corrs) // 2
+    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
+    return min(max(med, 0.0), 1.0)
+
+
+def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)), d the gap to the mean; 0 when either does not vary."""
+    n = len(x)
+    mx = math.fsum(x) / n
+    my = math.fsum(y) / n
+    sxy = sxx = syy = 0.0
+    for a, b in zip(x, y, strict=True):
+        sxy += (a - mx) * (b - my)
+        sxx += (a - mx) * (a - mx)
+        syy += (b - my) * (b - my)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0.0 and syy > 0.0 else 0.0
 
 
 # --------------------------------------------------------------------------- draws
@@ -432,10 +517,12 @@ def _draw_arena(u: Floats, rating: Floats, sd: Floats, values: Floats) -> None:
 
 @njit(cache=True, nogil=True)
 def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, scored_raws: Floats,
-           slot0: int, min_overlap: int, arena_values: Floats, values: Floats) -> None:
+           slot0: int, min_overlap: int, arena_values: Floats, values: Floats, res_cols: Ints, mix_cols: Ints,
+           own_cols: Ints, share: float) -> None:
     """One fit in every round: resample, refit, calibrate + residual; NaN when the refit fails.
 
-    ``u[b, col:col + n]`` pick the resample, ``u[b, col + n:col + n + m]`` the residuals;
+    ``u[b, col:col + n]`` pick the resample; observation j takes the residual ``u[b, res_cols[j]]``
+    picks when ``u[b, mix_cols[j]] < share``, else the one ``u[b, own_cols[j]]`` picks;
     ``arena_values[b, i]``: the round's Arena draws; writes ``values[slot0 + j, b]``.
     """
     n, m = raws.shape[0], scored_raws.shape[0]
@@ -476,7 +563,8 @@ def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, 
             beta = num / den
             ok = beta > 0.0
         for j in range(m):
-            k = min(int(u[b, col + n + j] * n), n - 1)
+            pick = u[b, res_cols[j]] if u[b, mix_cols[j]] < share else u[b, own_cols[j]]
+            k = min(int(pick * n), n - 1)
             values[slot0 + j, b] = alpha + beta * (scored_raws[j] - mu) / sigma + residuals[k] if ok else np.nan
 
 
@@ -634,12 +722,29 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
         _draw_arena(u, rating, sd, arena)
     values[:len(rating)] = arena.T
     col = len(problem.arena)
+    per_model = problem.residual_draws == "model"
+    model_col = col + sum(len(f.overlap) for f in problem.fits)  # (v, u) per model, then one per score
+    own_col = model_col + 2 * len(problem.models)
+    share = problem.residual_share if per_model else 0.0
     for fit in problem.fits:
+        n = len(fit.overlap)
+        m = len(fit.scored_slots)
+        if per_model:  # the model's quantile or the score's own, on the fit's residuals in ascending order
+            models = np.asarray(fit.scored_models, dtype=np.int64)
+            mix_cols = model_col + 2 * models
+            res_cols = mix_cols + 1
+            own_cols = own_col + np.arange(m, dtype=np.int64)
+            own_col += m
+            residuals = np.sort(np.asarray(fit.residuals, dtype=np.float64))
+        else:
+            own_cols = col + n + np.arange(m, dtype=np.int64)
+            res_cols = mix_cols = own_cols
+            residuals = np.asarray(fit.residuals, dtype=np.float64)
         if fit.scored_slots:
             _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
-                   np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64),
-                   fit.scored_slots[0], MIN_OVERLAP, arena, values)
-        col += len(fit.overlap) + len(fit.scored_slots)
+                   residuals, np.asarray(fit.scored_raws, dtype=np.float64),
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols, mix_cols, own_cols, share)
+        col += n if per_model else n + len(fit.scored_slots)
     return values
 
 

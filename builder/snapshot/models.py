@@ -423,6 +423,12 @@ class UncertaintySettings(SnapshotModel):
     tie_groups: Literal["leader"] | None = Field(
         default=None, description="How rows carry tie groups: 'leader', anchored on each group's leader "
         "(tie_leader, p_leader); null in snapshots from before (groups were read from tied_above).")
+    residual_draws: Literal["model"] | None = Field(
+        default=None, description="How residuals are drawn: 'model', one quantile per model and round shared by all "
+        "its calibrated scores; null in snapshots from before (one residual per score, drawn independently).")
+    residual_share: float | None = Field(
+        default=None, ge=0, le=1, description="With residual_draws 'model': the share c of rounds in which a model's "
+        "scores take its one residual quantile (the median correlation of the fits' residuals); null before.")
 
 
 class Board(SnapshotModel):

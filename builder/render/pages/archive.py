@@ -81,8 +81,26 @@ def method_changelog(snapshots_oldest_first: Sequence[Snap]) -> list[dict[str, A
             entries.append(e)
         e["last"] = s.date
         e["count"] += 1
+        if prev is not None:
+            e["changes"] = [*e["changes"], *_bootstrap_changes(prev, s)]
         prev = s
     return list(reversed(entries))
+
+
+RESIDUAL_DRAWS = {
+    "model": "one residual quantile per model and round, shared by all its calibrated scores",
+    None: "one residual per calibrated score, drawn independently",
+}
+
+
+def _bootstrap_changes(a: Snap, b: Snap) -> list[str]:
+    """A change in how the board bootstrap draws (intervals, rank ranges and ties; R and ranks unchanged)."""
+    ua, ub = a.uncertainty, b.uncertainty
+    if ua is None or ub is None or not ua.rounds or not ub.rounds or ua.residual_draws == ub.residual_draws:
+        return []
+    return [f"{b.date}: board intervals, rank ranges and ties now draw {RESIDUAL_DRAWS.get(ub.residual_draws)} "
+            f"(was {RESIDUAL_DRAWS.get(ua.residual_draws)}); scores and ranks unchanged. Measured coverage before "
+            "and after: Methodology, Measured coverage"]
 
 
 def method_changes(a: Snap, b: Snap) -> list[str]:
