@@ -235,7 +235,8 @@ def squared_distance(w: Floats, published: Floats) -> Floats:
     """Squared Euclidean distance of each row of ``w`` (B, F) from ``published`` (F,), summed left to right."""
     sq = np.zeros(w.shape[0])
     for f in range(w.shape[1]):
-        sq += (w[:, f] - published[f]) ** 2
+        d = w[:, f] - published[f]
+        sq += d * d
     return sq
 
 

@@ -311,12 +311,6 @@ class BoardRow(SnapshotModel):
         "then, null without a comparable previous snapshot."
     )
     evaluators: tuple[str, ...] = Field(description="Independent evaluators contributing.")
-    token_price: float | None = Field(
-        description="Blended token price, USD per million tokens (0.75 input + 0.25 output).")
-    build_price: float | None = Field(description="Median build price, USD per build.")
-    build_passed: bool | None = Field(description="The build check passed; null: no build check.")
-    families: dict[str, float] = Field(
-        description="Family id -> family mean of usable calibrated scores, Arena scale (present families only).")
     loo_ranks: dict[str, int | None] = Field(
         default_factory=dict,
         description="Evaluator -> the row's rank with that independent evaluator's scores left out and the board "
@@ -331,6 +325,12 @@ class BoardRow(SnapshotModel):
         default=None,
         description="Depends on one evaluator: leaving out a single evaluator moves the row outside its rank "
         "range (depends_on is not empty); null without leave-one-out ranks or without the bootstrap.")
+    token_price: float | None = Field(
+        description="Blended token price, USD per million tokens (0.75 input + 0.25 output).")
+    build_price: float | None = Field(description="Median build price, USD per build.")
+    build_passed: bool | None = Field(description="The build check passed; null: no build check.")
+    families: dict[str, float] = Field(
+        description="Family id -> family mean of usable calibrated scores, Arena scale (present families only).")
 
 
 class MachineRow(BoardRow):
