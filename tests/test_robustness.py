@@ -271,3 +271,18 @@ def test_recompute_rebuilds_every_robustness_number(tmp_path, inputs):
                          timeout=120)
     assert bad.returncode == 1
     assert "without terminal-bench" in bad.stdout and "board #1 holds under weights" in bad.stdout
+
+
+def test_a_row_does_not_move_because_rows_above_lost_their_rank():
+    from builder.scoring.robustness import moved_beyond_range, survivor_bases
+    from builder.snapshot.models import RowUncertainty
+
+    # rows 1 and 2 lose their rank without the evaluator: row 3 is then 1st, as its base says
+    bases = survivor_bases([1500.0, 1490.0, 1480.0, 1470.0], [None, None, 1, 2])
+    assert bases == [1, 1, 1, 2]
+    tight = RowUncertainty(r_lo=1.0, r_hi=2.0, rank_lo=3, rank_hi=3, rank_ub=3, p_first=0.0, p_above=0.5,
+                           tied_above=True, rounds_scored=10)
+    assert moved_beyond_range(1, bases[2], tight) is False
+    assert moved_beyond_range(2, bases[2], tight) is True  # one place past a range of width 0
+    assert moved_beyond_range(None, bases[2], tight) is False  # a lost rank is said as such, not as a move
+    assert moved_beyond_range(1, 1, None) is None

@@ -729,8 +729,11 @@ def recompute_robustness(be: dict, tally: Tally) -> None:
                     tally.misses.append(f"board leave-one-out rank: {board['id']} {i} without {e}: published "
                                         f"{published.get('loo_ranks', {}).get(e)}, rebuilt {got[e]}")
             lo, hi = row.get("rank_lo"), row.get("rank_hi")
-            depends = [e for e in evaluators if lo is not None and hi is not None and got[e] is not None
-                       and not lo <= got[e] <= hi]
+            # the place it would hold among the rows still ranked without e, by published R
+            base = {e: 1 + sum(1 for other in board["rows"] if loo[e][other["identity"]] is not None
+                               and other["r"] > row["r"]) for e in evaluators}
+            depends = [e for e, k in got.items() if lo is not None and hi is not None and k is not None
+                       and abs(k - base[e]) > hi - lo]
             flag = bool(depends) if lo is not None and hi is not None else None
             tally.total["board one-evaluator flag"] += 1
             if published.get("depends_on") == depends and published.get("depends_on_one") == flag:

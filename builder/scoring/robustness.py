@@ -24,9 +24,12 @@ is that *anchor*: without it no feed could be calibrated at all, so it is left o
 evidence only (its ratings leave every family, the calibrations keep their scale). The
 tests check these ranks against full rebuilds with the evaluator's sources disabled.
 
-    depends_on      evaluators e with rank_e outside the row's bootstrap rank range
-                    [rank_lo, rank_hi] (rank_e null does not count: that is a loss of rank,
-                    shown as such)
+    depends_on      evaluators e whose leaving out moves the row by more places than its
+                    bootstrap rank range is wide: |rank_e - base_e| > rank_hi - rank_lo, where
+                    base_e = 1 + the number of rows still ranked without e whose published R
+                    is greater (the row's rank had only the rows that lose theirs gone: a
+                    row does not "move" because rows above it left the ranking); rank_e
+                    null does not count (that is a loss of rank, shown as such)
     depends_on_one  depends_on is not empty (null without a rank range)
     leader_set      the first set, by size (1, 2, ... max_set) then ascending names, whose
                     leaving out puts another row first: the published #1 unranked or behind
@@ -294,11 +297,20 @@ def compute_weight_robustness(
 # --------------------------------------------------------------------------- the snapshot
 
 
-def outside_range(rank: int | None, unc: snap.RowUncertainty | None) -> bool | None:
-    """Is ``rank`` outside the row's bootstrap rank range? None without a range; False for a lost rank."""
+def moved_beyond_range(rank: int | None, base: int, unc: snap.RowUncertainty | None) -> bool | None:
+    """Does the leave-one-out ``rank`` differ from ``base`` (the row's place among the rows that
+    stay ranked, by published R) by more places than the row's rank range is wide
+    (rank_hi - rank_lo)? None without a range; False for a lost rank."""
     if unc is None or unc.rank_lo is None or unc.rank_hi is None:
         return None
-    return rank is not None and not unc.rank_lo <= rank <= unc.rank_hi
+    return rank is not None and abs(rank - base) > unc.rank_hi - unc.rank_lo
+
+
+def survivor_bases(published_r: Sequence[float], loo: Sequence[int | None]) -> list[int]:
+    """Per ranked row: 1 + the number of rows still ranked without the evaluator whose published R
+    is strictly greater (its rank had only the rows that lose theirs been taken away)."""
+    kept = sorted(r for r, k in zip(published_r, loo, strict=True) if k is not None)
+    return [1 + len(kept) - int(np.searchsorted(kept, r, side="right")) for r in published_r]
 
 
 def compute_board_robustness(
@@ -321,10 +333,12 @@ def compute_board_robustness(
     r = compute_kept_r(arrays, keep)  # (sets, rows); the single evaluators come first
     n_ranked = len(board.rows)
     loo = {e: competition_ranks_of(r[k]) for k, e in enumerate(evaluators)}
+    published_r = [row.r for row in board.rows]
+    bases = {e: survivor_bases(published_r, loo[e][:n_ranked]) for e in evaluators}
     rows = []
     for j, row in enumerate(board.rows):
         loo_ranks = {e: loo[e][j] for e in evaluators}
-        checks = {e: outside_range(rank, row.uncertainty) for e, rank in loo_ranks.items()}
+        checks = {e: moved_beyond_range(rank, bases[e][j], row.uncertainty) for e, rank in loo_ranks.items()}
         depends = tuple(e for e, out in checks.items() if out)
         known = row.uncertainty is not None and row.uncertainty.rank_lo is not None
         rows.append(row.model_copy(update={"loo_ranks": loo_ranks, "depends_on": depends,

@@ -319,12 +319,12 @@ class BoardRow(SnapshotModel):
         "strip, on home-computer picks, when off, and in snapshots from before it existed.")
     depends_on: tuple[str, ...] = Field(
         default=(),
-        description="Evaluators whose leaving out alone moves the row outside its rank range (rank_lo..rank_hi "
-        "of the bootstrap).")
+        description="Evaluators whose leaving out alone moves the row by more places than its rank range is wide "
+        "(rank_hi - rank_lo of the bootstrap), counted among the rows that stay ranked.")
     depends_on_one: bool | None = Field(
         default=None,
-        description="Depends on one evaluator: leaving out a single evaluator moves the row outside its rank "
-        "range (depends_on is not empty); null without leave-one-out ranks or without the bootstrap.")
+        description="Depends on one evaluator: leaving out a single evaluator moves the row by more places than its "
+        "rank range is wide (depends_on is not empty); null without leave-one-out ranks or without the bootstrap.")
     token_price: float | None = Field(
         description="Blended token price, USD per million tokens (0.75 input + 0.25 output).")
     build_price: float | None = Field(description="Median build price, USD per build.")
