@@ -81,3 +81,29 @@ def test_the_build_verified_the_robustness(real_site):
     assert all(b["robustness"] is not None for b in evidence["boards"] if b["rows"])
     assert "Traceback" not in real_site.output
     assert "did not rebuild" not in real_site.output
+
+
+def test_try_puts_a_contender_first_in_the_browser(real_site, snap, browser):
+    """The weight region's "Try" loads a contender's weights into the form; the board re-scores
+    by them and the contender leads (its leave-one-out column, like the intervals, shows a dash)."""
+    from conftest import serve_directory
+
+    board = next(b for b in snap.boards if b.rows and b.robustness is not None and b.robustness.weights is not None
+                 and any(c.weights for c in b.robustness.weights.contenders))
+    assert board.robustness is not None and board.robustness.weights is not None
+    k, contender = next((k, c) for k, c in enumerate(board.robustness.weights.contenders) if c.weights)
+    with serve_directory(real_site.site) as origin:
+        page = browser.new_page()
+        try:
+            page.goto(f"{origin}/boards/{board.id}/")
+            page.wait_for_selector("#board-table[data-weights-ready='1']", state="attached")
+            page.click("#own-weights summary")
+            page.locator("#own-weights [data-role=try-weights]").nth(
+                sum(1 for c in board.robustness.weights.contenders[:k] if c.weights)).click()
+            first = page.eval_on_selector("#board-table tbody tr", "r => r.dataset.identity")
+            assert first == contender.identity
+            assert page.is_visible("[data-role=custom-note]")
+            loo = page.eval_on_selector_all("#board-table td.loo", "cs => cs.map(c => c.textContent.trim())")
+            assert loo and all(t == "\u2013" for t in loo)
+        finally:
+            page.close()

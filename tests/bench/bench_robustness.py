@@ -103,8 +103,8 @@ def main() -> int:
     for n in sizes:
         selected = select(make_parsed(n), on)
         compute_scored_boards(selected, on, NOW, None)
-        b0 = best_of(lambda: compute_scored_boards(selected, off, NOW, None), a.repeat)
-        b1 = best_of(lambda: compute_scored_boards(selected, on, NOW, None), a.repeat)
+        b0 = best_of(lambda s=selected: compute_scored_boards(s, off, NOW, None), a.repeat)
+        b1 = best_of(lambda s=selected: compute_scored_boards(s, on, NOW, None), a.repeat)
         added = max(b1[1] - b0[1], 0.0)
         per_model.append(1000 * added / n)
         ranked = sum(len(b.rows) for b in b1[2].boards)
