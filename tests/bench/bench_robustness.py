@@ -14,7 +14,7 @@ Two measurements, each with ``robustness.enabled`` false and true, best of ``--r
    per-model time of every size within 2x of the smallest size's).
 
 Also times the standard-library re-derivation in ``recompute.py`` (the build's verify step).
-Run ``modelboards fetch`` first so the demo payloads are in the store.
+The demo payloads are stored first (``modelboards fetch``, offline) when the store is empty.
 
     python tests/bench/bench_robustness.py [--sizes 100,200,400,800,1600] [--repeat 3]
 """
@@ -74,9 +74,12 @@ def main() -> int:
     # 1. the demo data
     empty = Path(ROOT / ".modelboards" / "no-previous-snapshots")
     inputs = gather_inputs(cfg, base)
-    if not inputs.observations:
-        print("no demo payloads in the store: run `modelboards fetch` first")
-        return 2
+    if not inputs.observations:  # a fresh clone: store the bundled demo payloads (offline) first
+        import subprocess
+
+        subprocess.run([sys.executable, "-m", "builder.cli", "--config", str(ROOT / "site.yml"), "fetch"],
+                       cwd=ROOT, check=True, capture_output=True)
+        inputs = gather_inputs(cfg, base)
     compute_full_snapshot(on, base, NOW, empty)  # warm-up: compiled kernels, caches
     full_off = best_of(lambda: compute_full_snapshot(off, base, NOW, empty), a.repeat)
     full_on = best_of(lambda: compute_full_snapshot(on, base, NOW, empty), a.repeat)
