@@ -470,6 +470,24 @@ MIN_UNCERTAINTY_ROUNDS = 20
 "Fewest bootstrap rounds that give a 2.5-97.5% interval at all (below that both ends are the extremes)."
 
 
+class RobustnessConfig(Strict):
+    """How much the role boards depend on their evaluators and weights (see
+    ``builder.scoring.robustness`` and the Methodology page). Like the bootstrap it never changes
+    a board's R, score, rank, labels or order, so it is not part of the method id."""
+
+    enabled: bool = True
+    "Leave-one-evaluator-out ranks, the smallest set of evaluators that changes #1, and the weight draws."
+    max_set: int = Field(default=3, ge=1, le=6)
+    "Largest set of evaluators searched (sets of 1, 2, ... up to this many) for one whose leaving out changes #1."
+    concentration: float = Field(default=50.0, gt=0, le=1e9, allow_inf_nan=False)
+    """Dirichlet concentration of the weight draws: parameters concentration * published weight share. Larger
+    keeps the draws nearer the published weights (at 50 a weight of 0.2 varies by about 0.06)."""
+    draws: int = Field(default=1000, ge=0, le=100_000)
+    "Weight vectors drawn per role; 0 turns the weight robustness off."
+    seed: int = Field(default=42, ge=0)
+    "Seed of the ``random.Random(seed)`` stream of the weight draws (``gammavariate``, families in ascending id)."
+
+
 class EvalSuiteConfig(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     "URL-safe suite id."
@@ -648,6 +666,8 @@ class SiteConfig(Strict):
     "The Capability Index."
     uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
     "Bootstrap intervals, rank ranges and tie groups on every role board."
+    robustness: RobustnessConfig = Field(default_factory=RobustnessConfig)
+    "Leave-one-evaluator-out ranks and weight robustness on every role board."
     demo: bool = False
     "True when the configured payloads are the bundled demo data (a banner says so on every page)."
     changes: ChangesConfig = Field(default_factory=ChangesConfig)

@@ -261,6 +261,9 @@ def without_uncertainty(snap: dict) -> dict:
         assert b.pop("uncertainty") is None or snap["uncertainty"]["rounds"]
         for row in [*b["rows"], *b["new"]]:
             row.pop("uncertainty")
+            # the one-evaluator flag compares a leave-one-out rank with the bootstrap's rank range
+            row.pop("depends_on", None)
+            row.pop("depends_on_one", None)
     return out
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from builder.evidence.flips import FILE as FLIPS_FILE
 from builder.evidence.flips import compute_flips_evidence
 from builder.snapshot.models import (
+    Board,
     BoardRow,
     Calibration,
     CapabilityIndex,
@@ -192,6 +193,16 @@ def _arena_interval(o: Observation, arena: set[str], key: str) -> Any:
     return o.details.get(key) if o.feed in arena else None
 
 
+def _board_robustness(board: Board) -> dict[str, Any] | None:
+    """A board's robustness as ``recompute.py`` checks it: the board part and, per ranked row,
+    its leave-one-out ranks and flag (null when the snapshot has none)."""
+    if board.robustness is None:
+        return None
+    return {**board.robustness.model_dump(mode="json"),
+            "rows": {r.identity: {"loo_ranks": dict(r.loo_ranks), "depends_on": list(r.depends_on),
+                                  "depends_on_one": r.depends_on_one} for r in board.rows}}
+
+
 def compute_boards_evidence(snapshot: Snapshot, site_url: str) -> dict[str, Any]:
     """``boards-evidence.json``: enough to rebuild every role-board number exactly, the
     bootstrap's intervals, rank ranges and ties included (seed, Arena intervals, residuals)."""
@@ -207,6 +218,7 @@ def compute_boards_evidence(snapshot: Snapshot, site_url: str) -> dict[str, Any]
             "new": [_board_row(row) for row in b.new],
             "pairwise": {"identities": list(pairwise.identities), "p_greater": [list(r) for r in pairwise.p_greater]}
             if pairwise is not None else None,
+            "robustness": _board_robustness(b),
         })
     arena = set(arena_feeds)
     return {

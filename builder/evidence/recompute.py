@@ -13,6 +13,9 @@ Uses only Python's standard library. Reads ``evidence.json`` (the Capability Ind
     in the order ``uncertainty.drawOrder`` of boards-evidence.json states);
   * every plain Arena vote flip budget of ``arena-flips.json`` (when published), by refitting
     Bradley-Terry without the removed votes: the order reverses, and one vote fewer does not;
+  * every role-board leave-one-evaluator-out rank, "depends on one evaluator" flag and
+    smallest set of evaluators that changes #1, and the share of the seeded Dirichlet
+    weight draws under which #1 holds with each top-5 contender's share and weights;
 
 then prints how many of each were reproduced and names every miss or moved position.
 Exit code 0 when everything was reproduced, 1 otherwise, 2 when the downloads cannot be
@@ -774,6 +777,216 @@ def recompute_flips(fl: dict, tally: Tally) -> None:
                 tally.check("arena flip (one fewer holds)", what, 1, 1 if after is None or after <= 0 else 0, 0)
 
 
+# ---------------------------------------------------------------- the role boards' robustness
+
+GRID_STEPS_DEFAULT = 10
+
+
+def loo_contributions(be: dict, board: dict) -> tuple[dict[str, list[tuple[str, str, float]]], list[str]]:
+    """Per qualified row (ranked, then new) its (family, evaluator, calibrated) for the board's
+    weighted families; and the evaluators among them, ascending."""
+    weighted = {f for f, w in board["weights"].items() if w > 0}
+    fams_of: dict[str, list[str]] = defaultdict(list)
+    for fam, feeds in be["families"].items():
+        if fam in weighted:
+            for feed in feeds:
+                fams_of[feed].append(fam)
+    qualified = [row["identity"] for row in board["rows"] + board["new"]]
+    wanted = set(qualified)
+    out: dict[str, list[tuple[str, str, float]]] = {i: [] for i in qualified}
+    for o in be["observations"]:
+        if o["identity"] in wanted:
+            for fam in fams_of.get(o["feed"], ()):
+                out[o["identity"]].append((fam, o["evaluator"], o["calibrated"]))
+    return out, sorted({e for rows in out.values() for _, e, _ in rows})
+
+
+def r_without(contribs: list[tuple[str, str, float]], weights: dict, drop: set) -> float | None:
+    """R of a row without the evaluators ``drop``; None when it is not ranked then (fewer than
+    two evaluators left, or no weighted family)."""
+    values: dict[str, list[float]] = defaultdict(list)
+    voices = set()
+    for fam, ev, value in contribs:
+        if ev not in drop:
+            values[fam].append(value)
+            voices.add(ev)
+    if len(voices) < 2:
+        return None
+    num = den = 0.0
+    for fam in sorted(values):
+        num += weights[fam] * (sum(values[fam]) / len(values[fam]))
+        den += weights[fam]
+    return num / den if den > 0 else None
+
+
+def competition(r: dict[str, float | None]) -> dict[str, int | None]:
+    vals = [x for x in r.values() if x is not None]
+    return {k: None if x is None else 1 + sum(1 for y in vals if y > x) for k, x in r.items()}
+
+
+def dirichlet_draws(weights: dict, concentration: float, draws: int, seed: int) -> tuple[list[str], list[list[float]]]:
+    """The weight draws: random.Random(seed), per draw gammavariate(c * w_f / sum w, 1) per family
+    ascending, each vector divided by its sum (left to right)."""
+    fams = sorted(f for f, w in weights.items() if w > 0)
+    total = 0.0
+    for f in fams:
+        total += weights[f]
+    shape = [concentration * weights[f] / total for f in fams]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(draws):
+        g = [rng.gammavariate(a, 1.0) for a in shape]
+        s = 0.0
+        for x in g:
+            s += x
+        out.append([x / s for x in g] if s > 0 else [weights[f] / total for f in fams])
+    return fams, out
+
+
+def tenths_grid(families: int, steps: int) -> list[list[float]]:
+    """Every vector of positive multiples of 1/steps summing to 1, in lexicographic order."""
+    out: list[list[float]] = []
+
+    def fill(prefix: list[int], left: int, slots: int) -> None:
+        if slots == 1:
+            out.append([k / steps for k in (*prefix, left)])
+            return
+        for k in range(1, left - slots + 2):
+            fill([*prefix, k], left - k, slots - 1)
+
+    if 0 < families <= steps:
+        fill([], steps, families)
+    return out
+
+
+def leads_under(rows: list[dict], fams: list[str], vectors: list[list[float]]) -> list[list[bool]]:
+    """Per vector, per ranked row: no row has a strictly greater R (from the published family means)."""
+    out = []
+    for w in vectors:
+        rs = []
+        for row in rows:
+            num = den = 0.0
+            for k, f in enumerate(fams):
+                if f in row["families"]:
+                    num += w[k] * row["families"][f]
+                    den += w[k]
+            rs.append(num / den if den > 0 else -math.inf)
+        best = max(rs)
+        out.append([x >= best for x in rs])
+    return out
+
+
+def nearest(leads: list[list[bool]], vectors: list[list[float]], published: list[float], j: int) -> int | None:
+    best, at = math.inf, None
+    for b, w in enumerate(vectors):
+        if leads[b][j]:
+            sq = 0.0
+            for x, p in zip(w, published):
+                d = x - p
+                sq += d * d
+            if sq < best:
+                best, at = sq, b
+    return at
+
+
+def recompute_weight_robustness(board: dict, pub: dict, tally: Tally) -> None:
+    rows = board["rows"]
+    fams, vectors = dirichlet_draws(board["weights"], pub["concentration"], pub["draws"], pub["seed"])
+    leads = leads_under(rows, fams, vectors)
+    total = 0.0
+    for f in fams:
+        total += board["weights"][f]
+    published = [board["weights"][f] / total for f in fams]
+    tally.check("board #1 holds under weights", board["id"], pub["hold_share"],
+                sum(1 for x in leads if x[0]) / len(vectors), 0)
+    grid = None
+    for j, c in enumerate(pub["contenders"], start=1):
+        what = f"{board['id']} {c['identity']}"
+        share = sum(1 for x in leads if x[j]) / len(vectors)
+        b = nearest(leads, vectors, published, j)
+        got_weights, found = (vectors[b], "draws") if b is not None else (None, None)
+        if b is None:
+            if grid is None:
+                g = tenths_grid(len(fams), pub.get("grid_steps", GRID_STEPS_DEFAULT))
+                grid = (g, leads_under(rows, fams, g))
+            k = nearest(grid[1], grid[0], published, j)
+            got_weights, found = (grid[0][k], "grid") if k is not None else (None, None)
+        same = (rows[j]["identity"] == c["identity"] and share == c["lead_share"] and b == c["draw"]
+                and found == c.get("found_in") and (got_weights is None) == (c["weights"] is None)
+                and (got_weights is None or all(close(x, c["weights"][f]) for x, f in zip(got_weights, fams))))
+        tally.total["board weight contender"] += 1
+        if same:
+            tally.ok["board weight contender"] += 1
+        else:
+            tally.misses.append(f"board weight contender: {what}: published {c['lead_share']} at {c['weights']}, "
+                                f"rebuilt {share} at {got_weights}")
+
+
+def recompute_robustness(be: dict, tally: Tally) -> None:
+    """Leave-one-evaluator-out ranks, flags, the smallest set that changes #1 and the weight
+    robustness of every board that publishes them."""
+    import itertools
+
+    for board in be["boards"]:
+        pub = board.get("robustness")
+        if not pub:
+            continue
+        contribs, evaluators = loo_contributions(be, board)
+        weights = board["weights"]
+        tally.check("board evaluators left out", board["id"], 0 if pub["evaluators"] == evaluators else 1, 0, 0)
+        ranked = [row["identity"] for row in board["rows"]]
+        loo = {e: competition({k: r_without(v, weights, {e}) for k, v in contribs.items()}) for e in evaluators}
+        for row in board["rows"]:
+            i = row["identity"]
+            got = {e: loo[e][i] for e in evaluators}
+            published = pub["rows"].get(i, {})
+            tally.total["board leave-one-out rank"] += len(evaluators)
+            for e in evaluators:
+                if published.get("loo_ranks", {}).get(e, "missing") == got[e]:
+                    tally.ok["board leave-one-out rank"] += 1
+                else:
+                    tally.misses.append(f"board leave-one-out rank: {board['id']} {i} without {e}: published "
+                                        f"{published.get('loo_ranks', {}).get(e)}, rebuilt {got[e]}")
+            lo, hi = row.get("rank_lo"), row.get("rank_hi")
+            # the place it would hold among the rows still ranked without e, by published R
+            base = {e: 1 + sum(1 for other in board["rows"] if loo[e][other["identity"]] is not None
+                               and other["r"] > row["r"]) for e in evaluators}
+            depends = [e for e, k in got.items() if lo is not None and hi is not None and k is not None
+                       and abs(k - base[e]) > hi - lo]
+            flag = bool(depends) if lo is not None and hi is not None else None
+            tally.total["board one-evaluator flag"] += 1
+            if published.get("depends_on") == depends and published.get("depends_on_one") == flag:
+                tally.ok["board one-evaluator flag"] += 1
+            else:
+                tally.misses.append(f"board one-evaluator flag: {board['id']} {i}: published "
+                                    f"{published.get('depends_on')}, rebuilt {depends}")
+        leader_set, after = None, None
+        if ranked:
+            leader = ranked[0]
+            models = {row["identity"]: row["model"] for row in board["rows"] + board["new"]}
+            for size in range(1, min(pub["max_set"], len(evaluators)) + 1):
+                for combo in itertools.combinations(evaluators, size):
+                    r = {k: r_without(v, weights, set(combo)) for k, v in contribs.items()}
+                    vals = [x for x in r.values() if x is not None]
+                    if not vals:
+                        continue
+                    best, own = max(vals), r[leader]
+                    if own is None or best > own:
+                        leader_set = list(combo)
+                        after = min((k for k, x in r.items() if x == best), key=lambda k: models[k])
+                        break
+                if leader_set is not None:
+                    break
+        tally.total["board set that changes #1"] += 1
+        if pub["leader_set"] == leader_set and pub["leader_after"] == after:
+            tally.ok["board set that changes #1"] += 1
+        else:
+            tally.misses.append(f"board set that changes #1: {board['id']}: published {pub['leader_set']} -> "
+                                f"{pub['leader_after']}, rebuilt {leader_set} -> {after}")
+        if pub.get("weights") and board["rows"]:
+            recompute_weight_robustness(board, pub["weights"], tally)
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -815,6 +1028,7 @@ def main(argv: list[str]) -> int:
             flips = None
         if flips is not None:
             recompute_flips(flips, tally)
+        recompute_robustness(boards, tally)
     except InputError as exc:
         print(f"recompute.py: error: {exc}", file=sys.stderr)
         return 2

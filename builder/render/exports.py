@@ -37,11 +37,20 @@ def board_csv_columns(row_model: type[BoardRow] | None = None) -> tuple[tuple[st
     ``family_<id>`` column per family follows."""
     out = [STRIP_COLUMN]
     for c in board_row_columns(row_model):
-        if c.type == "map":
-            continue  # families: one column each (FAMILY_COLUMN)
-        meaning = c.description + (" ';'-separated." if c.type == "list" else "")
-        out.append((c.name, "text" if c.type == "list" else c.type, meaning))
+        if c.name == "families":
+            continue  # one column each (FAMILY_COLUMN)
+        meaning = c.description + (" ';'-separated." if c.type == "list" else
+                                   " 'key=value' pairs, ';'-separated; an empty value is null." if c.type == "map"
+                                   else "")
+        out.append((c.name, "text" if c.type in ("list", "map") else c.type, meaning))
     return tuple(out)
+
+
+def csv_pairs(value: Any) -> Any:
+    """A map column's CSV cell: ``key=value`` pairs in key order, ';'-separated (null empty); else the value."""
+    if isinstance(value, dict):
+        return ";".join(f"{k}={'' if v is None else v}" for k, v in sorted(value.items()))
+    return value
 
 
 FAMILY_COLUMN = ("family_<family>", "float", "family mean of usable calibrated scores, Arena scale; empty when absent")
@@ -120,7 +129,7 @@ def render_board_csv(board: Board) -> str:
     strips: tuple[tuple[str, Sequence[BoardRow]], ...] = (("ranked", board.rows), ("new", board.new))
     for strip, rows in strips:
         for row in rows:
-            values = [strip] + [row_value(row, c) for c, _, _ in columns[1:]]
+            values = [strip] + [csv_pairs(row_value(row, c)) for c, _, _ in columns[1:]]
             values += [row.families.get(f) for f in fams]
             w.writerow([csv_cell(v) for v in values])
     return buf.getvalue()

@@ -61,6 +61,7 @@ from builder.scoring.rank import (
     rank_rows,
     score_model,
 )
+from builder.scoring.robustness import compute_snapshot_robustness
 from builder.scoring.uncertainty import compute_snapshot_uncertainty
 from builder.snapshot import models as snap
 from builder.snapshot.assemble import ScoredBoards, assemble_snapshot
@@ -757,6 +758,7 @@ def compute_scored_boards(
     uncertainty, boards = compute_snapshot_uncertainty(
         observations, calibrated, calibrations, arena_feeds, text_feeds,
         {k: v.feeds for k, v in cfg.families.items()}, boards, cfg.uncertainty.rounds, cfg.uncertainty.seed)
+    boards = compute_snapshot_robustness(observations, contributions, text_feeds, boards, cfg.robustness)
     pick_role = next((b.role for b in cfg.boards if b.kind == "open_weight"), "orchestrator")
     machines = tuple(
         compute_machine(m, fields.get(pick_role, []), cfg, models, book, previous_machine_ranks(earlier, m.id))

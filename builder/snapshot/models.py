@@ -311,6 +311,20 @@ class BoardRow(SnapshotModel):
         "then, null without a comparable previous snapshot."
     )
     evaluators: tuple[str, ...] = Field(description="Independent evaluators contributing.")
+    loo_ranks: dict[str, int | None] = Field(
+        default_factory=dict,
+        description="Evaluator -> the row's rank with that independent evaluator's scores left out and the board "
+        "recomputed by the published method (calibrations refitted, qualification and the New strip re-applied); "
+        "null: without it the row loses its rank (one evaluator or no weighted family left). Empty in the New "
+        "strip, on home-computer picks, when off, and in snapshots from before it existed.")
+    depends_on: tuple[str, ...] = Field(
+        default=(),
+        description="Evaluators whose leaving out alone moves the row by more places than its rank range is wide "
+        "(rank_hi - rank_lo of the bootstrap), counted among the rows that stay ranked.")
+    depends_on_one: bool | None = Field(
+        default=None,
+        description="Depends on one evaluator: leaving out a single evaluator moves the row by more places than its "
+        "rank range is wide (depends_on is not empty); null without leave-one-out ranks or without the bootstrap.")
     token_price: float | None = Field(
         description="Blended token price, USD per million tokens (0.75 input + 0.25 output).")
     build_price: float | None = Field(description="Median build price, USD per build.")
@@ -431,6 +445,52 @@ class UncertaintySettings(SnapshotModel):
         "scores take its one residual quantile (the median correlation of the fits' residuals); null before.")
 
 
+class WeightContender(SnapshotModel):
+    """A top-5 row other than #1 under the Dirichlet weight draws: how often it leads, and the
+    draw nearest the published weights among those where it does."""
+
+    identity: str = Field(description="Identity key of the row.")
+    lead_share: Share = Field(description="Share of the draws in which the row ranks 1 (no row has a greater R).")
+    draw: int | None = Field(
+        ge=0, description="Index (from 0) of the nearest draw in which it leads; null: it leads in none.")
+    weights: dict[str, float] | None = Field(
+        description="Family id -> the nearest weights found under which it leads (summing to 1); null: none found.")
+    distance: float | None = Field(
+        ge=0, description="Euclidean distance of those weights from the published weights (normalised to sum 1).")
+    found_in: Literal["draws", "grid"] | None = Field(
+        default=None, description="'draws': the nearest of the Dirichlet draws where it leads; 'grid': it leads in "
+        "no draw, and these are the nearest weights where it does on the grid of multiples of 1/grid_steps; null: "
+        "none found.")
+
+
+class WeightRobustness(SnapshotModel):
+    """How the board's #1 fares under weight vectors near the published ones: ``draws`` vectors from
+    a Dirichlet with parameters concentration * (published weight / sum of weights), seeded."""
+
+    concentration: float = Field(gt=0, description="Dirichlet concentration: the sum of its parameters.")
+    draws: int = Field(ge=1, description="Weight vectors drawn.")
+    seed: int = Field(ge=0, description="Seed of the random.Random(seed) stream the draws come from.")
+    grid_steps: int = Field(default=10, ge=1, description="The fallback grid's weights are multiples of 1/grid_steps.")
+    hold_share: Share = Field(description="Share of the draws under which the published #1 still ranks 1.")
+    contenders: tuple[WeightContender, ...] = Field(description="Ranked rows 2 to 5, in board order.")
+
+
+class BoardRobustness(SnapshotModel):
+    """The board's robustness to its evaluators and its weights (the rows carry their leave-one-out ranks)."""
+
+    evaluators: tuple[str, ...] = Field(description="The independent evaluators left out in turn, ascending.")
+    anchor: str | None = Field(
+        description="The evaluator whose Arena text ratings are the calibration anchor: left out as evidence (its "
+        "scores leave every family) while the calibrations keep their scale.")
+    max_set: int = Field(ge=1, description="Largest set of evaluators searched for a change of #1.")
+    leader_set: tuple[str, ...] | None = Field(
+        description="The smallest set of evaluators whose leaving out changes #1 (first in ascending order among "
+        "sets of that size); null when no set of up to max_set evaluators does.")
+    leader_after: str | None = Field(
+        description="Identity ranked first without leader_set; null when there is no such set or no row is left.")
+    weights: WeightRobustness | None = Field(default=None, description="Weight robustness; null when off.")
+
+
 class Board(SnapshotModel):
     """One role board: the qualified ranked rows and the new strip."""
 
@@ -450,6 +510,10 @@ class Board(SnapshotModel):
     empty_reason: str | None = Field(
         default=None, description="Why no model is ranked, one sentence; null when some model is (or in snapshots "
         "from before the reason was recorded)."
+    )
+    robustness: BoardRobustness | None = Field(
+        default=None, description="Leave-one-evaluator-out and weight robustness of the board; null when off, "
+        "when nothing is ranked, and in snapshots from before it existed."
     )
 
 

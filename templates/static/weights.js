@@ -45,7 +45,7 @@
       return -1;
     }
     var rankCol = col("rank"), scoreCol = col("score");
-    var publishedCols = [col("interval"), col("rank_ub"), col("move")].filter(function (i) { return i >= 0; });
+    var publishedCols = [col("interval"), col("rank_ub"), col("move"), col("loo")].filter(function (i) { return i >= 0; });
     rows.forEach(function (r) {
       var rank = r.cells[rankCol], score = r.cells[scoreCol];
       r._published = { rankHTML: rank.innerHTML, rankSort: rank.getAttribute("data-sort"),
@@ -144,6 +144,17 @@
     form.querySelector('[data-role="reset"]').addEventListener("click", function () {
       inputs.forEach(function (inp) { inp.value = inp.getAttribute("data-published"); });
       apply(true);
+    });
+    // the weights under which another top-5 row would lead (the weight-robustness region)
+    Array.prototype.forEach.call(panel.querySelectorAll('[data-role="try-weights"]'), function (btn) {
+      btn.addEventListener("click", function () {
+        var ws = JSON.parse(btn.getAttribute("data-weights"));
+        inputs.forEach(function (inp) {
+          var f = inp.getAttribute("data-family");
+          inp.value = Object.prototype.hasOwnProperty.call(ws, f) ? String(ws[f]) : "0";
+        });
+        apply(true);
+      });
     });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     apply(false);

@@ -61,6 +61,8 @@ def render_methodology(w: SiteWriter) -> None:
         "arena-overlap": env.get_template("_arena_overlap.html").render(slot_ctx),
         "uncertainty-settings": env.get_template("_uncertainty_method.html").render(
             {**slot_ctx, "u": snap.uncertainty if snap else None}),
+        "robustness-settings": env.get_template("_robustness_method.html").render(
+            {**slot_ctx, "rb": next((b.robustness for b in snap.boards if b.robustness), None) if snap else None}),
     }
     if snap and snap.index:
         slots["capability-index"] = env.get_template("_index_method.html").render(
