@@ -68,6 +68,8 @@ def _commits_index(data: Path) -> dict[tuple[str, str], tuple[str, str]]:
     whose commit date is known."""
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for e in registry():
+        if e.archive:
+            continue  # a whole repository: no file path for the commits API
         when = COMMIT_DATES.get(e.commit[:8])
         key = (e.repo, unquote(e.upstream_path))
         if when is not None and (data / e.path).is_file() and (key not in out or out[key][1] < when):
