@@ -10,11 +10,33 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-## install: the package and the site's front-end libraries (D3), no test tools; dependencies from the hash-pinned requirements/site.txt
-install: $(BIN)/python
+# Stamp files in the venv: an install runs again only when what it installs from changed (or
+# the other install ran since: site.txt and ci.txt pin some packages differently), and the
+# warm step only when the package's sources did. Removing .venv removes them too.
+INSTALL_INPUTS := pyproject.toml setup.py package-lock.json
+SITE_STAMP := $(VENV)/.modelboards-site-installed
+TEST_STAMP := $(VENV)/.modelboards-test-installed
+WARM_STAMP := $(VENV)/.modelboards-warm
+WARM_INPUTS := $(shell find builder templates -name '*.py' -o -name '*.html' -o -name '*.xml' 2>/dev/null)
+
+## install: the package and the site's front-end libraries (D3), no test tools; dependencies from the hash-pinned
+## requirements/site.txt; then the numba kernels and templates compiled ahead (`modelboards warm`). Skipped when done.
+install: $(SITE_STAMP)
+	@$(MAKE) -s --no-print-directory $(WARM_STAMP)
+
+$(SITE_STAMP): requirements/site.txt $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/site.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	$(NPM) ci --no-audit --no-fund
+	rm -f $(TEST_STAMP) $(WARM_STAMP)
+	touch $@
+
+# warm: the package's bytecode, numba's machine code for every kernel and the compiled templates, each into
+# its cache (the checkout's __pycache__ folders, gitignored; jinja2's), so the first build runs like the second
+$(WARM_STAMP): $(WARM_INPUTS)
+	$(BIN)/python -m compileall -q -j 0 builder
+	$(BIN)/modelboards warm
+	touch $@
 
 ## site: install, then build the site from the bundled data (offline) into site/
 site: install
@@ -27,11 +49,16 @@ real-site: install
 	$(BIN)/python tests/realsite.py $(if $(REAL_DATA),$(REAL_DATA),-) site-real
 
 ## install-test: the package with its test extras (the hash-pinned requirements/ci.txt), npm dev tools, and Chromium
-install-test: $(BIN)/python
+install-test: $(TEST_STAMP)
+	@$(MAKE) -s --no-print-directory $(WARM_STAMP)
+	@$(MAKE) --no-print-directory browser
+
+$(TEST_STAMP): requirements/ci.txt $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/ci.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	$(NPM) ci --no-audit --no-fund
-	$(MAKE) --no-print-directory browser
+	rm -f $(SITE_STAMP) $(WARM_STAMP)
+	touch $@
 
 ## browser: Debian's Chromium where we are root on Debian, else Playwright's own build
 browser:
@@ -48,7 +75,7 @@ wheel: $(BIN)/python
 ## test: install what the tests need, run the checks (lint), then the whole suite
 test: install-test
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 ## lock: pin every dependency with its hashes (requirements/site.txt, requirements/ci.txt) after pyproject.toml changes
 lock: $(BIN)/python

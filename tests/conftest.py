@@ -5,8 +5,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-from collections.abc import Iterator
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -158,36 +163,112 @@ def axe_violations(page) -> list[str]:
     )
 
 
+def once_per_session(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Any]) -> Any:
+    """``make(folder)`` run once per test session, its result (JSON) shared by every xdist worker.
+
+    Each xdist worker is a session of its own (session fixtures run once per worker); the
+    workers' temporary folders share the session's folder (``getbasetemp().parent``), where
+    the first worker to get here builds under a file lock and the others read what it left.
+    A failure is kept too: every worker then fails with the same line, without building again.
+    Whatever ``make`` writes into ``folder`` is read-only for tests (they copy it to change it)."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    done = root / f"shared-{name}.json"
+    with FileLock(str(root / f"shared-{name}.lock")):
+        if not done.is_file():
+            folder = root / f"shared-{name}"
+            folder.mkdir()
+            try:
+                result = {"value": make(folder)}
+            except Exception as exc:  # reported to every worker below
+                result = {"error": f"{name}: {type(exc).__name__}: {exc}"}
+            done.write_text(json.dumps(result), encoding="utf-8")
+    result = json.loads(done.read_text(encoding="utf-8"))
+    if "error" in result:
+        pytest.fail(result["error"], pytrace=False)
+    return result["value"]
+
+
 @pytest.fixture(scope="session")
 def bundled_site(tmp_path_factory) -> Path:
     """The site of the newest shipped snapshot (with the earlier ones as history), rendered as
-    ``modelboards render`` does at its default base URL (site.url). Read-only for tests."""
-    from datetime import datetime
+    ``modelboards render`` does at its default base URL (site.url). Read-only for tests; one
+    render per test session (``once_per_session``)."""
 
-    from builder.config import load_config
-    from builder.mcp.data import read_history
-    from builder.render.site import render_site
-    from builder.snapshot import list_snapshots, load_snapshot
+    def make(folder: Path) -> str:
+        from builder.config import load_config
+        from builder.mcp.data import read_history
+        from builder.render.site import render_site
+        from builder.snapshot import list_snapshots, load_snapshot
 
-    cfg, base = load_config(ROOT / "site.yml")
-    newest = list_snapshots(ROOT / "snapshots")[-1]
-    snapshot = load_snapshot(newest)
-    history = read_history([newest.parent], snapshot.date, newest)
-    out = tmp_path_factory.mktemp("bundled") / "site"
-    render_site(snapshot, history, cfg, base, out, now=datetime.fromisoformat(snapshot.created_at))
-    return out
+        cfg, base = load_config(ROOT / "site.yml")
+        newest = list_snapshots(ROOT / "snapshots")[-1]
+        snapshot = load_snapshot(newest)
+        history = read_history([newest.parent], snapshot.date, newest)
+        render_site(snapshot, history, cfg, base, folder / "site", now=datetime.fromisoformat(snapshot.created_at))
+        return str(folder / "site")
+
+    return Path(once_per_session(tmp_path_factory, "bundled-site", make))
+
+
+DEMO_NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+DEMO_BASE_URL = "https://example.org/mb/"
+
+
+@dataclass(frozen=True)
+class DemoBuild:
+    """The shared build of the bundled demo (``demo_build``): its site, snapshot, store, config."""
+
+    site: Path
+    snapshot: Path  # the day's snapshot (no earlier snapshots were there)
+    store: Path  # the payload store it fetched into (offline, the bundled payloads)
+    now: datetime = DEMO_NOW
+    base_url: str = DEMO_BASE_URL
+
+    def config(self) -> tuple[Any, Path]:
+        """(cfg, base) of the build: the shipped site.yml with the store moved to ``store``."""
+        from builder.config import load_config
+
+        cfg, base = load_config(ROOT / "site.yml")
+        return cfg.model_copy(update={"fetch": cfg.fetch.model_copy(update={"store": str(self.store)})}), base
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory) -> DemoBuild:
+    """ONE full build of the bundled demo per test session (``builder.pipeline.build`` on the
+    shipped site.yml, offline, at ``DEMO_NOW`` for ``DEMO_BASE_URL``, no earlier snapshots),
+    shared by every worker (``once_per_session``). Read-only: a test that edits copies."""
+
+    def make(folder: Path) -> dict[str, str]:
+        from builder.pipeline import build
+
+        built = DemoBuild(site=folder / "site", snapshot=folder / "snapshots" / f"{DEMO_NOW.date()}.json",
+                          store=folder / "store")
+        cfg, base = built.config()
+        build(cfg, base, out=built.site, now=DEMO_NOW, snapshots_dir=built.snapshot.parent, base_url=DEMO_BASE_URL)
+        assert built.snapshot.is_file(), f"the demo build wrote no {built.snapshot.name}"
+        return {"site": str(built.site), "snapshot": str(built.snapshot), "store": str(built.store)}
+
+    paths = once_per_session(tmp_path_factory, "demo-build", make)
+    return DemoBuild(**{k: Path(v) for k, v in paths.items()})
 
 
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory, shared_data):
     """ONE live build of the real upstream files per test session (``tests/realsite.py``): the
     files of ``../shared/data`` served from 127.0.0.1 as their hosts publish them, a
-    ``demo: false`` site.yml pointed there, ``modelboards build --live`` in a child process.
+    ``demo: false`` site.yml pointed there, ``modelboards build --live`` in a child process,
+    shared by every xdist worker (``once_per_session``).
     Returns a ``RealSite`` (``site`` folder, ``snapshot`` path, ``config``, build ``output``).
     About a minute of building on two cores, shared by every test that reads it; read-only."""
-    from realsite import build_real_site
+    from realsite import RealSite, build_real_site
 
-    try:
-        return build_real_site(shared_data, tmp_path_factory.mktemp("realsite"))
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    def make(folder: Path) -> dict[str, str]:
+        built = build_real_site(shared_data, folder)
+        return {k: str(v) for k, v in vars(built).items()}
+
+    fields = once_per_session(tmp_path_factory, "real-site", make)  # one build per session, not per worker
+    return RealSite(**{k: (v if k == "output" else Path(v)) for k, v in fields.items()})

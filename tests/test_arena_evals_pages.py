@@ -21,9 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.config import load_config
 from builder.errors import UserError
-from builder.pipeline import build
 from builder.render.pages.arena import (
     RATING_COLUMNS,
     heat_class,
@@ -123,15 +121,12 @@ def same(a: float | None, b: float | None) -> bool:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict, Path, object]:
-    """(snapshot, site folder, cfg) of the bundled demo build."""
-    tmp = tmp_path_factory.mktemp("arena-evals")
-    cfg, base = load_config(ROOT / "site.yml")
-    cfg = cfg.model_copy(update={"fetch": cfg.fetch.model_copy(update={"store": str(tmp / "store")})})
-    build(cfg, base, out=tmp / "site", now=NOW, snapshots_dir=tmp, base_url="https://example.org/mb/")
-    snap = json.loads((tmp / f"{NOW.date().isoformat()}.json").read_text(encoding="utf-8"))
+def built(demo_build) -> tuple[dict, Path, object]:
+    """(snapshot, site folder, cfg) of the bundled demo build (the session's ``demo_build``)."""
+    assert (demo_build.now, demo_build.base_url) == (NOW, "https://example.org/mb/")
+    snap = json.loads(demo_build.snapshot.read_text(encoding="utf-8"))
     assert snap.get("arena") and snap.get("evals"), "the demo build must carry arena and evals sections"
-    return snap, tmp / "site", cfg
+    return snap, demo_build.site, demo_build.config()[0]
 
 
 @pytest.fixture(scope="module")

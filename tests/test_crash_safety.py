@@ -30,6 +30,7 @@ def _project(tmp: Path, **fetch) -> Path:
     """An offline project in ``tmp`` (bundled payloads), cheap to build: few bootstrap rounds."""
     data = yaml.safe_load((ROOT / "site.yml").read_text())
     data["arena"].update(bootstrap=5, history_bootstrap=0)
+    data["uncertainty"]["rounds"] = 100
     for suite in data["evals"]:
         suite["bootstrap"] = 20
     data["fetch"] = {"store": ".modelboards/store", **fetch}

@@ -27,11 +27,9 @@ def _cfg(tmp: Path):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("evidence")
-    cfg, base = _cfg(tmp)
-    build(cfg, base, out=tmp / "site", now=NOW, snapshots_dir=tmp / "snapshots")
-    return tmp / "site"
+def built(demo_build) -> Path:
+    """The site of the bundled demo build (the session's ``demo_build``; read-only)."""
+    return demo_build.site
 
 
 def _recompute(data_dir: Path) -> subprocess.CompletedProcess:

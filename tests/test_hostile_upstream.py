@@ -248,7 +248,7 @@ def _closed_port() -> int:
 
 def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -> dict:
     """The matrix's site.yml: the shipped one, every source live on the local server, small
-    caps, few bootstrap rounds, no eval suites (operator files, not upstream); short timeouts
+    caps, few bootstrap rounds (Arena and boards), no eval suites (operator files, not upstream); short timeouts
     when ``short`` (the case tests them), else patient ones."""
     timeout, deadline = (TIMEOUT, DEADLINE) if short else (PATIENT_TIMEOUT, PATIENT_DEADLINE)
     data = yaml.safe_load((ROOT / "site.yml").read_text())
@@ -270,6 +270,7 @@ def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -
     data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=BATTLES_MAX_BYTES,
                          live_timeout=timeout, live_deadline=deadline, live_min_battles=100,
                          bootstrap=3, history_bootstrap=0)
+    data["uncertainty"]["rounds"] = 100
     data["evals"] = []
     data["fetch"] = {"store": ".modelboards/store", "retries": 1, "backoff": 0.01}
     data["snapshots_dir"] = "snapshots"

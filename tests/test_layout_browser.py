@@ -13,7 +13,9 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -55,8 +57,11 @@ def overflow(page) -> tuple[int, int]:
     return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
 
 
-def wide_pages(browser, origin: str, paths: list[str], widths=WIDTHS) -> list[str]:
-    """Every (width, path) whose page scrolls sideways, with the widest elements that cause it."""
+def wide_pages(browser, origin: str, paths: list[str], widths=WIDTHS,
+               also: dict[int, Callable[[str, Any], None]] | None = None) -> list[str]:
+    """Every (width, path) whose page scrolls sideways, with the widest elements that cause it.
+    ``also[width](path, page)`` runs on each page loaded at that width (other checks of the
+    same page, so each page is opened once per width)."""
     bad = []
     for w in widths:
         context = browser.new_context(viewport={"width": w, "height": 900})
@@ -71,34 +76,52 @@ def wide_pages(browser, origin: str, paths: list[str], widths=WIDTHS) -> list[st
                     "() => [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right"
                     " > innerWidth + 1 && !e.closest('.scroll')).slice(0, 3).map(e => e.tagName + '.' + e.className)")
                 bad.append(f"{w}px {path}: {scroll} > {inner} {culprits}")
+            if also and w in also:
+                also[w](path, page)
         assert watch.errors == [], watch.errors
         context.close()
     return bad
 
 
-def test_no_page_scrolls_sideways_demo(browser, demo):
+UNSORTED_JS = ("() => [...document.querySelectorAll('main table')]"
+               ".filter(t => t.tBodies[0] && t.tBodies[0].rows.length > 10"
+               " && !t.matches('.heatmap, .sigmatrix, #race-table') && !t.closest('#compare')"
+               " && !(t.classList.contains('sortable') && t.tHead.querySelector('th button')))"
+               ".map(t => t.id || t.className)")
+
+
+@pytest.fixture(scope="module")
+def demo_pages(browser, demo) -> dict[str, Any]:
+    """Every demo page opened once per width (1600, 1280, 768, 390): ``wide``, the pages that
+    scroll sideways (``wide_pages``); at 1280 also, per page, its long tables that cannot be
+    sorted (``unsorted``) and its count of sortable tables (``sortable``)."""
     origin, _, paths = demo
+    unsorted: dict[str, list[str]] = {}
+    sortable: dict[str, int] = {}
+
+    def tables(path: str, page) -> None:
+        unsorted[path] = page.evaluate(UNSORTED_JS)
+        sortable[path] = page.evaluate("document.querySelectorAll('main table.sortable').length")
+
+    wide = wide_pages(browser, origin, paths, (1600, 1280, 768, 390), also={1280: tables})
+    return {"wide": wide, "unsorted": unsorted, "sortable": sortable}
+
+
+def test_no_page_scrolls_sideways_demo(demo, demo_pages):
+    _, _, paths = demo
     assert len(paths) > 20
-    assert wide_pages(browser, origin, paths, (1600, 1280, 768, 390)) == []
+    assert demo_pages["wide"] == []
 
 
-def test_long_tables_are_sortable_with_state_in_the_url(browser, demo):
+def test_long_tables_are_sortable_with_state_in_the_url(browser, demo, demo_pages):
     origin, _, paths = demo
+    assert sorted(demo_pages["unsorted"]) == sorted(paths)  # every page was checked at 1280
+    for path in paths:
+        assert demo_pages["unsorted"][path] == [], (path, demo_pages["unsorted"][path])
+    checked = sum(demo_pages["sortable"].values())
+    assert checked > 10
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    checked = 0
-    for path in paths:
-        page.goto(f"{origin}/{path}", wait_until="load")
-        page.wait_for_timeout(30)
-        unsorted = page.evaluate(
-            "() => [...document.querySelectorAll('main table')]"
-            ".filter(t => t.tBodies[0] && t.tBodies[0].rows.length > 10"
-            " && !t.matches('.heatmap, .sigmatrix, #race-table') && !t.closest('#compare')"
-            " && !(t.classList.contains('sortable') && t.tHead.querySelector('th button')))"
-            ".map(t => t.id || t.className)")
-        assert unsorted == [], (path, unsorted)
-        checked += page.evaluate("document.querySelectorAll('main table.sortable').length")
-    assert checked > 10
     # a table the template left plain (the Evidence page's) sorts by a header and keeps it in the URL
     page.goto(f"{origin}/evidence/", wait_until="load")
     table = page.evaluate("() => { const t = [...document.querySelectorAll('main table.sortable')]"

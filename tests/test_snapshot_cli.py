@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -57,14 +58,29 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-def test_render_of_a_snapshot_naming_a_model_the_models_lack_keeps_the_old_site(tmp_path):
-    snaps = tmp_path / "snaps"
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """A project whose ``snaps/`` holds the shipped snapshot, rendered by ``modelboards render
+    --snapshot`` into ``site/`` (once per module; ``_project`` gives each test its own copy)."""
+    base = tmp_path_factory.mktemp("rendered")
+    snaps = base / "snaps"
     snaps.mkdir()
     shutil.copy(SHIPPED, snaps / SHIPPED.name)
-    cfg = config(tmp_path, snaps)
-    out = tmp_path / "site"
-    good = run("--config", str(cfg), "render", "--snapshot", str(snaps / SHIPPED.name), "--out", str(out))
+    cfg = config(base, snaps)
+    good = run("--config", str(cfg), "render", "--snapshot", str(snaps / SHIPPED.name), "--out", str(base / "site"))
     assert good.exit_code == 0, good.output
+    return base
+
+
+def _project(rendered: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of ``rendered`` in ``tmp_path``: (its site.yml, its snaps/, its site/)."""
+    dest = tmp_path / "p"
+    shutil.copytree(rendered, dest, symlinks=True)
+    return config(dest, dest / "snaps"), dest / "snaps", dest / "site"
+
+
+def test_render_of_a_snapshot_naming_a_model_the_models_lack_keeps_the_old_site(rendered, tmp_path):
+    cfg, snaps, out = _project(rendered, tmp_path)
     before = tree(out)
 
     data = json.loads(SHIPPED.read_text(encoding="utf-8"))
@@ -92,14 +108,8 @@ def test_explain_with_a_bad_snapshot_is_one_line(tmp_path):
     assert ok.exit_code == 0 and "R = " in ok.output
 
 
-def test_verify_with_a_bad_snapshot_download_is_one_line(tmp_path):
-    snaps = tmp_path / "snaps"
-    snaps.mkdir()
-    shutil.copy(SHIPPED, snaps / SHIPPED.name)
-    out = tmp_path / "site"
-    cfg = config(tmp_path, snaps)
-    rendered = run("--config", str(cfg), "render", "--snapshot", str(snaps / SHIPPED.name), "--out", str(out))
-    assert rendered.exit_code == 0, rendered.output
+def test_verify_with_a_bad_snapshot_download_is_one_line(rendered, tmp_path):
+    _, _, out = _project(rendered, tmp_path)
     assert run("verify", str(out)).exit_code == 0
     download = out / "data" / "snapshots" / SHIPPED.name
     data = json.loads(download.read_text(encoding="utf-8"))

@@ -11,6 +11,7 @@ config, bad file, bad option). A user error is one line on stderr, never a trace
     identities  spellings no other source matched, and the operator's registry
     new      start a site folder (site.yml, content/, templates/, workflows) that builds offline
     sources  the source kinds found (built in or from plugins)
+    warm     compile the numba kernels and the templates ahead of the first build (make install)
     options  the options several commands share
     context  what every command receives, and the group that turns errors into one line
 """
@@ -40,6 +41,7 @@ COMMANDS = {
     "identities": "builder.cli.identities:identities_cmd",
     "new": "builder.cli.new:new_cmd",
     "sources": "builder.cli.sources:sources_cmd",
+    "warm": "builder.cli.warm:warm_cmd",
 }
 
 
