@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl"
 HEAVY = ("pydantic", "scipy", "pyarrow", "numba", "jinja2", "numpy.ma", "builder.config", "builder.snapshot",
          "builder.evals", "builder.render", "builder.pipeline", "builder.api", "builder.mcp", "builder.cli.site",
-         "builder.cli.evals", "builder.cli.mcp", "builder.cli.diff", "mcp", "resvg_py")
+         "builder.cli.evals", "builder.cli.mcp", "builder.cli.diff", "mcp", "PIL")
 
 _PROBE = """
 import json, sys

@@ -172,7 +172,8 @@ def test_a_build_with_every_hostile_value_at_once_goes_on(tmp_path: Path):
 
 def test_a_saved_name_with_a_nul_still_renders_its_card():
     """A snapshot saved before names were cleaned may hold a NUL: the card drops it."""
-    from builder.render.og import card_svg, render_png
+    from builder.render.og import card_spec, render_png
 
-    svg = card_svg("ModelBoards", "evil\x00\x07\x1bmodel", "sub", ["1. evil\x00model"], "footer")
-    assert "\x00" not in svg and render_png(svg).startswith(b"\x89PNG")
+    card = card_spec("ModelBoards", "evil\x00\x07\x1bmodel\ud800", "sub", ["1. evil\x00model"], "footer")
+    assert "\x00" not in str(card) and "\ud800" not in "".join(str(s[-1]) for s in card)
+    assert render_png(card).startswith(b"\x89PNG")

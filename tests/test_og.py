@@ -1,5 +1,5 @@
 """Share previews: Open Graph and Twitter card tags on every board and model page, PNGs drawn
-at build time by resvg-py with the shipped Roboto font, the font licence shipped, the cache
+at build time by Pillow with the shipped Roboto font, the font licence shipped, the cache
 reused so an unchanged card is not drawn again."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from builder.config import load_config
-from builder.render import og
+from builder.render import og, og_draw
 from builder.render.site import render_site
 from builder.snapshot import load_snapshot
 from builder.util.text import model_slug
@@ -78,14 +78,17 @@ def test_board_and_model_pages_carry_cards(built):
     assert "Apache License" in (out / "og" / "FONT-LICENCE.txt").read_text()
 
 
-def test_cards_use_the_shipped_font_only_and_escape_text():
-    svg = og.card_svg("Site", "<b>&title", "sub", ["1. a"], "foot")
-    assert "&lt;b&gt;&amp;title" in svg
-    with_font = og.render_png(svg)
+def test_cards_use_the_shipped_font_only_and_draw_text_as_it_is():
+    card = og.card_spec("Site", "<b>&title", "sub", ["1. a"], "foot")
+    assert ["text", 72, 176, 68, True, "#ffffff", "<b>&title"] in card  # pixels: nothing to escape
+    with_font = og.render_png(card)
     assert _png_size(with_font) == (og.WIDTH, og.HEIGHT)
-    # text is drawn (the same card without its text differs), with no system font involved
-    blank = og.render_png(og.card_svg("", "", "", [], ""))
+    # text is drawn (the same card without its text differs), with the shipped font only
+    blank = og.render_png(og.card_spec("", "", "", [], ""))
     assert with_font != blank
+    assert (og_draw._font(34, False).path, og_draw._font(68, True).path) == og.FONT_FILES
+    long = og.card_spec("Site", "x" * 80, "sub", [], "foot")
+    assert ["text", 72, 176, 68, True, "#ffffff", "x" * 29 + "\u2026"] in long
 
 
 def test_unchanged_cards_come_from_the_cache(built, tmp_path):
@@ -104,7 +107,7 @@ def test_only_cards_whose_content_changed_are_drawn_again(built, tmp_path, monke
     out, snap, cfg, base, cache = built
     drawn: list[int] = []
     real = og._draw
-    monkeypatch.setattr(og, "_draw", lambda svgs, workers: drawn.append(len(svgs)) or real(svgs, workers))
+    monkeypatch.setattr(og, "_draw", lambda cards, workers: drawn.append(len(cards)) or real(cards, workers))
     ident = sorted(snap.models)[0]  # its maker is shown on its own card only
     facts = snap.models[ident].model_copy(update={"maker": "Another maker"})
     changed = snap.model_copy(update={"models": {**snap.models, ident: facts}})
@@ -119,9 +122,9 @@ def test_only_cards_whose_content_changed_are_drawn_again(built, tmp_path, monke
 
 
 def test_many_new_cards_are_drawn_in_worker_processes_with_the_same_bytes(tmp_path):
-    svgs = [og.card_svg("Site", f"Board {k}", "sub", [f"{k}. model"], "foot") for k in range(5)]
-    serial = og._draw(svgs, 1)
-    assert og._draw(svgs, 2) == serial  # in order, byte for byte
+    cards = [og.card_spec("Site", f"Board {k}", "sub", [f"{k}. model"], "foot") for k in range(5)]
+    serial = og._draw(cards, 1)
+    assert og._draw(cards, 2) == serial  # in order, byte for byte
     assert len(set(serial)) == 5
 
 
@@ -130,12 +133,12 @@ def test_pending_cards_shown_twice_are_drawn_once(tmp_path, monkeypatch):
         base, out, cache = tmp_path, tmp_path / "site", {}
 
     monkeypatch.setattr(og, "CACHE_DIR", tmp_path / "cache")
-    svg = og.card_svg("Site", "Same card", "sub", [], "foot")
-    og.write_png(W, "og/a.png", svg)
-    og.write_png(W, "og/b.png", svg)
+    card = og.card_spec("Site", "Same card", "sub", [], "foot")
+    og.write_png(W, "og/a.png", card)
+    og.write_png(W, "og/b.png", card)
     assert og.draw_pending_cards(W) == 1
     assert (W.out / "og" / "a.png").read_bytes() == (W.out / "og" / "b.png").read_bytes()
-    assert (tmp_path / "cache" / f"{og.card_key(svg)}.png").is_file()
+    assert (tmp_path / "cache" / f"{og.card_key(card)}.png").is_file()
     assert og.draw_pending_cards(W) == 0
-    og.write_png(W, "og/c.png", svg)  # now in the cache: copied, nothing queued
+    og.write_png(W, "og/c.png", card)  # now in the cache: copied, nothing queued
     assert og.draw_pending_cards(W) == 0 and (W.out / "og" / "c.png").is_file()

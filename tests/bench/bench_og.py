@@ -5,7 +5,7 @@ run and prints CPU seconds (process time; wall time is noisy on a shared machine
 ratios against the render without cards:
 
     no cards      og_card replaced by a no-op
-    cold cache    every card drawn by resvg-py
+    cold cache    every card drawn (Pillow)
     warm cache    every card copied from the cache (an unchanged day)
 
     python tests/bench/bench_og.py [--repeat 1]
