@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +89,8 @@ PAIRWISE_TOP = 20
 "Ranked rows per board in the downloadable matrix P(R_a > R_b)."
 ARENA_SD_DIVISOR = 3.92
 "sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
+BLOCK_VALUES = 2**18
+"Uniforms (and value slots) per block of rounds: 2 MB of doubles, within the CPU's cache."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
 
@@ -339,6 +341,16 @@ def compute_bootstrap_problem(
 # --------------------------------------------------------------------------- draws
 
 
+def _mt19937_of(rng: random.Random) -> np.random.Generator:
+    """numpy's MT19937 in the very state ``rng`` is in (doubles built the same way: two 32-bit
+    outputs, 27 + 26 bits, over 2**53)."""
+    state = rng.getstate()[1]
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[:624], dtype=np.uint32),
+                                                          "pos": int(state[624])}}
+    return np.random.Generator(bits)
+
+
 def draw_uniforms(seed: int, count: int) -> Floats:
     """The first ``count`` values of ``random.Random(seed).random()``, shape (count,).
 
@@ -347,17 +359,35 @@ def draw_uniforms(seed: int, count: int) -> Floats:
     values are checked against ``random`` itself, and if they ever differ the stream comes
     from ``random`` directly (slower, same numbers).
     """
+    if count <= 0:
+        return np.empty(0)
+    return np.concatenate([block.ravel().copy() for block in uniform_blocks(seed, 1, count, 1)])
+
+
+def uniform_blocks(seed: int, rounds: int, per_round: int, block: int) -> Iterator[Floats]:
+    """The rounds' uniforms, ``draw_uniforms(seed, rounds * per_round)`` as rows of
+    ``per_round``, in blocks of at most ``block`` rounds: shape (rounds in the block, per_round).
+
+    The stream continues from block to block (doubles take two whole 32-bit outputs each, so
+    no output is carried over). Every block is written into one buffer, reused: a block is
+    read before the next is asked for.
+    """
     rng = random.Random(seed)
-    state = rng.getstate()[1]
-    bits = np.random.MT19937()
-    bits.state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[:624], dtype=np.uint32),
-                                                          "pos": int(state[624])}}
-    u = np.random.Generator(bits).random(count)
-    head = min(count, 256)
-    if not np.array_equal(u[:head], np.array([rng.random() for _ in range(head)], dtype=np.float64)):
-        rng = random.Random(seed)
-        u = np.fromiter((rng.random() for _ in range(count)), dtype=np.float64, count=count)
-    return u
+    gen: np.random.Generator | None = _mt19937_of(rng)
+    buf = np.empty(min(block, rounds) * per_round)
+    head = min(rounds * per_round, 256)
+    done = 0
+    while done < rounds:
+        k = min(block, rounds - done)
+        out = buf[:k * per_round]
+        if gen is not None:
+            gen.random(out=out)
+            if done == 0 and not np.array_equal(out[:head], np.array([rng.random() for _ in range(head)])):
+                gen, rng = None, random.Random(seed)
+        if gen is None:
+            out[:] = np.fromiter((rng.random() for _ in range(out.shape[0])), dtype=np.float64, count=out.shape[0])
+        yield out.reshape(k, per_round)
+        done += k
 
 
 # Wichura's AS241 (PPND16) coefficients, lowest power first.
@@ -625,30 +655,41 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
 
     ``u``: the rounds' uniforms, shape (B, draws_per_round), each row in the documented order.
     """
-    rounds = u.shape[0]
-    values = np.empty((problem.slots, rounds))
+    return _simulate(problem, _problem_arrays(problem), u)
+
+
+def _problem_arrays(problem: BootstrapProblem) -> tuple[Floats, Floats, list[tuple[Floats, Ints, Floats, Floats]]]:
+    """The problem's numbers as the kernels read them: Arena ratings and sds; per fit its raws,
+    anchors, residuals and scored raws."""
     rating = np.array([a.rating for a in problem.arena], dtype=np.float64)
     sd = np.array([a.sd for a in problem.arena], dtype=np.float64)
+    fits = [(np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
+             np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64))
+            for fit in problem.fits]
+    return rating, sd, fits
+
+
+def _simulate(problem: BootstrapProblem, arrays: tuple[Floats, Floats, list[tuple[Floats, Ints, Floats, Floats]]],
+              u: Floats) -> Floats:
+    rounds = u.shape[0]
+    rating, sd, fit_arrays = arrays
+    values = np.empty((problem.slots, rounds))
     arena = np.empty((rounds, len(rating)))  # round-major: a refit looks up its anchors per round
     if len(rating):
         _draw_arena(u, rating, sd, arena)
     values[:len(rating)] = arena.T
     col = len(problem.arena)
-    for fit in problem.fits:
+    for fit, (raws, anchors, residuals, scored_raws) in zip(problem.fits, fit_arrays, strict=True):
         if fit.scored_slots:
-            _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
-                   np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64),
-                   fit.scored_slots[0], MIN_OVERLAP, arena, values)
+            _refit(u, col, raws, anchors, residuals, scored_raws, fit.scored_slots[0], MIN_OVERLAP, arena, values)
         col += len(fit.overlap) + len(fit.scored_slots)
     return values
 
 
-def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], values: Floats) -> Floats:
-    """R of each row in each round, shape (B, len(rows)); NaN where no family is present.
-
-    ``values``: shape (slots, B). Sums run left to right: a family's values in slot order,
-    the families in ascending id.
-    """
+def row_slots(rows: Sequence[RowInput], weights: Mapping[str, float]) -> tuple[Ints, Floats]:
+    """(slots, weights) as ``_round_r`` reads them: ``slots[p, f, :]`` the value slots of row p
+    in family f (families with a positive weight, ascending id; -1 ends), shape
+    (rows, families, deepest); ``weights[f]``."""
     fams = sorted(f for f, w in weights.items() if w > 0)
     depth = max((len(slots) for r in rows for _, slots in r.families), default=0)
     idx = np.full((len(rows), len(fams), max(depth, 1)), -1, dtype=np.int64)
@@ -657,9 +698,19 @@ def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], valu
         for f, fam in enumerate(fams):
             for k, s in enumerate(slots_of.get(fam, ())):
                 idx[p, f, k] = s
+    return idx, np.array([float(weights[f]) for f in fams], dtype=np.float64)
+
+
+def compute_round_r(rows: Sequence[RowInput], weights: Mapping[str, float], values: Floats) -> Floats:
+    """R of each row in each round, shape (B, len(rows)); NaN where no family is present.
+
+    ``values``: shape (slots, B). Sums run left to right: a family's values in slot order,
+    the families in ascending id.
+    """
+    idx, w = row_slots(rows, weights)
     out = np.empty((values.shape[1], len(rows)))
     if len(rows):
-        _round_r(values, idx, np.array([float(weights[f]) for f in fams], dtype=np.float64), out)
+        _round_r(values, idx, w, out)
     return out
 
 
@@ -749,21 +800,33 @@ def compute_uncertainty(problem: BootstrapProblem, rounds: int, seed: int) -> di
     """
     if rounds <= 0:
         return {}
-    d = problem.draws_per_round
-    u = draw_uniforms(seed, rounds * d).reshape(rounds, d)
-    values = simulate_values(problem, u)
-    del u
     by_weights: dict[tuple[tuple[str, float], ...], list[BoardInput]] = {}
     for b in problem.boards:
         by_weights.setdefault(tuple(sorted(b.weights.items())), []).append(b)
-    out: dict[str, BoardUncertainty] = {}
+    groups = []
     for group in by_weights.values():
         union: dict[str, RowInput] = {}
         for b in group:
             for row in [*b.ranked, *b.new]:
                 union.setdefault(row.identity, row)
-        position = {ident: k for k, ident in enumerate(union)}
-        r_all = compute_round_r(list(union.values()), group[0].weights, values)
+        idx, w = row_slots(list(union.values()), group[0].weights)
+        groups.append((group, {ident: k for k, ident in enumerate(union)}, idx, w, np.empty((rounds, len(union)))))
+    # Rounds run in blocks of a few MB of uniforms and values, reused from block to block: the
+    # whole draw (rounds x draws per round doubles) once passed 32 MiB at 500 models, above
+    # which glibc's malloc maps every new array afresh (the kernel zero-fills each page on
+    # first touch, and the free unmaps it again) where smaller ones reuse the warm heap.
+    d = problem.draws_per_round
+    block = max(1, min(rounds, BLOCK_VALUES // max(d, problem.slots, 1)))
+    arrays = _problem_arrays(problem)
+    start = 0
+    for u in uniform_blocks(seed, rounds, d, block):
+        values = _simulate(problem, arrays, u)
+        for _, _, idx, w, r_all in groups:
+            if r_all.shape[1]:
+                _round_r(values, idx, w, r_all[start:start + u.shape[0]])
+        start += u.shape[0]
+    out: dict[str, BoardUncertainty] = {}
+    for group, position, _, _, r_all in groups:
         for b in group:
             out[b.id] = summarise_board(b, r_all[:, [position[row.identity] for row in [*b.ranked, *b.new]]])
     return {b.id: out[b.id] for b in problem.boards}
