@@ -626,16 +626,21 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
     # per round, each ranked row's competition rank: 1 + rows with a strictly greater R (0: no R);
     # over the round's values ascending, the last position of a value v leaves exactly the
     # values greater than v after it, and a dict keeps the last position it is given
+    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if any(map(isnan, r[i]))}
     rank_rows = []
     for values in zip(*(r[i] for i in ranked)):
-        valid = [x for x in values if x == x] if any(map(isnan, values)) else values
-        position = dict(zip(sorted(valid), range(len(valid), 0, -1)))
-        rank_rows.append(array("l", map(position.get, values, repeat(0))))
+        if gaps:
+            valid = [x for x in values if x == x]
+            position = dict(zip(sorted(valid), range(len(valid), 0, -1)))
+            rank_rows.append(array("l", map(position.get, values, repeat(0))))
+        else:
+            position = dict(zip(sorted(values), range(len(values), 0, -1)))
+            rank_rows.append(array("l", map(position.__getitem__, values)))
     ranks = dict(zip(ranked, zip(*rank_rows))) if rank_rows else {i: () for i in ranked}
     out: dict[str, dict] = {}
     for row in board["rows"] + board["new"]:
         i = row["identity"]
-        s = sorted(x for x in r[i] if x == x) if any(map(isnan, r[i])) else sorted(r[i])
+        s = sorted(x for x in r[i] if x == x) if i in gaps else sorted(r[i])
         out[i] = {"r_lo": percentile_linear(s, p_lo) if s else None, "r_hi": percentile_linear(s, p_hi) if s else None,
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
                   "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
