@@ -26,8 +26,10 @@ saying which.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
+import os
 import random
 import sys
 import urllib.error
@@ -40,6 +42,7 @@ from itertools import repeat, starmap
 from math import isnan
 from operator import add, gt, mul, sub, truediv
 from pathlib import Path
+from typing import Any
 
 # ---------------------------------------------------------------- loading
 
@@ -557,28 +560,119 @@ def block_r(fams: list[tuple[float, list[int]]], cols: list[tuple[float, ...]], 
     return map(truediv, num, repeat(den))
 
 
-def run_rounds(be: dict, inputs: tuple | None = None) -> list[dict[str, array]]:
-    """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
-    no family). ``inputs``: ``bootstrap_inputs(be)`` when already built.
+PARALLEL_DRAWS = 5_000_000
+"Uniforms (rounds x draws per round) from which the rounds are shared out among processes."
 
-    Rounds are drawn one after the other from one ``random.Random(seed)``; every block of
-    ``VALUES_PER_BLOCK // slots`` rounds is then turned into one column per value slot, so each row's
-    R is computed for the whole block at once (a round that dropped a fit is recomputed
-    value by value, skipping what it dropped).
+
+def skip_uniforms(rng: random.Random, count: int) -> None:
+    """Advance ``rng`` past ``count`` values of ``random()``: each takes two 32-bit outputs of
+    the Mersenne Twister, and ``getrandbits(32 * k)`` takes exactly k of them."""
+    words = 2 * count
+    while words:
+        k = min(words, 1 << 22)
+        rng.getrandbits(32 * k)
+        words -= k
+
+
+def skipping_works() -> bool:
+    """``skip_uniforms`` lands where as many ``random()`` calls land (checked, not assumed)."""
+    a, b = random.Random(7), random.Random(7)
+    for _ in range(3):
+        a.random()
+    skip_uniforms(b, 3)
+    return a.random() == b.random()
+
+
+def rounds_part(job: dict, start: int, count: int) -> list[array]:
+    """Per row spec its R in rounds ``start`` to ``start + count`` (NaN: no family that round).
+
+    The rounds' uniforms continue one ``random.Random(seed)`` stream from round ``start``;
+    every block of ``VALUES_PER_BLOCK // slots`` rounds is turned into one column per value
+    slot, so each row's R is computed for the whole block at once (a round that dropped a fit
+    is recomputed value by value, skipping what it dropped).
+    """
+    rng = random.Random(job["seed"])
+    per_round, n_slots, specs = job["per_round"], job["n_slots"], job["specs"]
+    skip_uniforms(rng, start * per_round)
+    rand = rng.random
+    quantiles = library_quantiles() or python_quantiles
+    series = [array("d") for _ in specs]
+    done = 0
+    while done < count:
+        block = min(max(1, VALUES_PER_BLOCK // max(n_slots, 1)), count - done)
+        values, dropped = [], []
+        for b in range(block):
+            v, lost = round_values(list(starmap(rand, repeat((), per_round))), job["ratings"], job["sds"],
+                                   job["fits"], quantiles)
+            values.append(v)
+            if lost:
+                dropped.append(b)
+        cols = list(zip(*values)) if n_slots else []
+        means: dict = {}
+        for k, fams in enumerate(specs):
+            r = array("d", block_r(fams, cols, means))
+            for b in dropped:
+                r[b] = spec_r(fams, values[b])
+            series[k].extend(r)
+        done += block
+    return series
+
+
+def forked_parts(job: dict, cuts: list[int]) -> list[list[array]]:
+    """``rounds_part`` of rounds ``cuts[i]`` to ``cuts[i + 1]`` in one forked process each (the
+    job is inherited, not sent); each sends its rows' R back through a pipe."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    running = []
+    for a, b in zip(cuts, cuts[1:]):
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=send_part, args=(send, job, a, b - a), daemon=True)
+        proc.start()
+        send.close()
+        running.append((proc, receive))
+    parts = []
+    for proc, receive in running:
+        try:
+            parts.append([array("d", raw) for raw in receive.recv()])
+        except EOFError:
+            proc.join()
+            raise RuntimeError(f"a rounds process ended without its rounds (exit {proc.exitcode})") from None
+        proc.join()
+    return parts
+
+
+def send_part(conn: Any, job: dict, start: int, count: int) -> None:
+    conn.send([s.tobytes() for s in rounds_part(job, start, count)])
+    conn.close()
+
+
+def workers_for(rounds: int, per_round: int) -> int:
+    """Processes for the rounds: one per usable core for a large job where ``fork`` exists, else 1."""
+    import multiprocessing
+
+    if rounds * per_round < PARALLEL_DRAWS or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8, rounds)) if skipping_works() else 1
+
+
+def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None) -> list[dict[str, array]]:
+    """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
+    no family). ``inputs``: ``bootstrap_inputs(be)`` when already built; ``workers``: processes
+    (default: every core for a large job). Rounds ``[a, b)`` go to one process each, which
+    starts the one seeded stream at round ``a`` (``skip_uniforms``): the numbers do not depend
+    on the number of processes.
     """
     u = be["uncertainty"]
     draws, fits, boards, n_slots = inputs if inputs is not None else bootstrap_inputs(be)
     rounds = u["rounds"]
-    ratings = [r for r, _ in draws]
-    sds = [sd for _, sd in draws]
     for f in fits:
         f["raws+"] = [float(x) for x in f["raws"] + f["raws"][-1:]]  # floats: sum() then adds as left_sum
         f["anchors+"] = f["anchors"] + f["anchors"][-1:]
         f["residuals+"] = f["residuals"] + f["residuals"][-1:]
         f["scored_raws"] = [float(raw) for _, raw in f["scored"]]
     per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits)
-    quantiles = library_quantiles() or python_quantiles
-    rand = random.Random(u["seed"]).random
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
     specs: list[list[tuple[float, list[int]]]] = []
     board_index = []
@@ -591,24 +685,18 @@ def run_rounds(be: dict, inputs: tuple | None = None) -> list[dict[str, array]]:
                 specs.append(fams)
             idx[ident] = unique[key]
         board_index.append(idx)
-    series = [array("d") for _ in specs]
-    done = 0
-    while done < rounds:
-        block = min(max(1, VALUES_PER_BLOCK // max(n_slots, 1)), rounds - done)
-        values, dropped = [], []
-        for b in range(block):
-            v, lost = round_values(list(starmap(rand, repeat((), per_round))), ratings, sds, fits, quantiles)
-            values.append(v)
-            if lost:
-                dropped.append(b)
-        cols = list(zip(*values)) if n_slots else []
-        means: dict = {}
-        for k, fams in enumerate(specs):
-            r = array("d", block_r(fams, cols, means))
-            for b in dropped:
-                r[b] = spec_r(fams, values[b])
-            series[k].extend(r)
-        done += block
+    job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
+           "ratings": [r for r, _ in draws], "sds": [sd for _, sd in draws]}
+    n = workers if workers is not None else workers_for(rounds, per_round)
+    cuts = [rounds * k // n for k in range(n + 1)]
+    if n > 1:
+        parts = forked_parts(job, cuts)
+    else:
+        parts = [rounds_part(job, 0, rounds)]
+    series = parts[0]
+    for part in parts[1:]:
+        for whole, piece in zip(series, part):
+            whole.extend(piece)
     return [{ident: series[k] for ident, k in idx.items()} for idx in board_index]
 
 
@@ -674,6 +762,19 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
     u = be.get("uncertainty")
     if not u or not u.get("rounds"):
         return
+    # The cyclic collector is paused: the rounds make no reference cycles, and every
+    # collection would walk the downloads' parsed objects again (about 5% of the time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        check_uncertainty(be, u, tally)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
+    """Compare every published bootstrap number with the rebuilt one."""
     inputs = bootstrap_inputs(be)
     fits = inputs[1]
     for f in fits:
