@@ -648,10 +648,13 @@ def send_part(conn: Any, job: dict, start: int, count: int) -> None:
 
 
 def workers_for(rounds: int, per_round: int) -> int:
-    """Processes for the rounds: one per usable core for a large job where ``fork`` exists, else 1."""
+    """Processes for the rounds: one per usable core for a large job where ``fork`` exists and
+    this process runs no other thread (a notebook kernel does: forking it is not safe), else 1."""
     import multiprocessing
+    import threading
 
-    if rounds * per_round < PARALLEL_DRAWS or "fork" not in multiprocessing.get_all_start_methods():
+    if rounds * per_round < PARALLEL_DRAWS or "fork" not in multiprocessing.get_all_start_methods() \
+            or threading.active_count() > 1:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8, rounds)) if skipping_works() else 1
