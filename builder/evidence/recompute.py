@@ -418,9 +418,10 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
         scored = []
         for o in rows:
             slot[id(o)] = n_slots
-            scored.append((n_slots, o["raw"]))
+            scored.append((n_slots, o["raw"], o["identity"]))
             n_slots += 1
         fits.append({"key": (c["source"], c["feed"], c["release"]), "n": len(raws), "raws": raws, "anchors": anchors,
+                     "overlap": list(c["overlap"]),
                      "residuals": residuals, "published_residuals": c.get("residuals"), "scored": scored})
     per_identity: dict[str, list[dict]] = defaultdict(list)
     for o in obs:
@@ -475,10 +476,15 @@ VALUES_PER_BLOCK = 2_000_000
 "Values drawn (rounds x slots) before they are turned into columns (one per slot) for R."
 
 
-def round_values(us: list[float], ratings: list[float], sds: list[float], fits: list, quantiles) \
-        -> tuple[list[float], bool]:
+def round_values(us: list[float], ratings: list[float], sds: list[float], fits: list, quantiles,
+                 mixing: tuple[int, float] | None = None) -> tuple[list[float], bool]:
     """One round's value slots from its uniforms ``us`` (in the documented order), NaN where
     the round dropped a fit, and whether it dropped any.
+
+    ``mixing``: (identities, c) for the per-model residual draws (``residualDraws`` "model":
+    after every fit's resample, two uniforms (v, u) per identity, then one w per calibrated
+    score; the score takes its fit's ascending residual at floor(x * n), x = u when v < c,
+    else w), None for one overlap position per score right after its fit's resample.
 
     Each number is the rule's IEEE operations in the rule's order; the per-element loops run
     in ``map`` over the standard library's operators, and every sum is ``total``: left to
@@ -491,6 +497,7 @@ def round_values(us: list[float], ratings: list[float], sds: list[float], fits: 
     v = list(map(add, ratings, map(mul, sds, quantiles(ps))))
     pos = n_arena
     dropped = False
+    refits = []
     for f in fits:
         n = f["n"]
         m = len(f["scored"])
@@ -503,19 +510,35 @@ def round_values(us: list[float], ratings: list[float], sds: list[float], fits: 
         dev = list(map(sub, xs, repeat(mu)))
         sigma = math.sqrt(total(map(mul, dev, dev)) / n)
         ok = n >= 10 and max(xs) != min(xs) and sigma > 0
+        alpha = beta = 0.0
         if ok:
             alpha = total(arena) / n
             z = list(map(truediv, dev, repeat(sigma)))
             beta = total(map(mul, z, map(sub, arena, repeat(alpha)))) / total(map(mul, z, z))
             ok = beta > 0
-        if ok:
+        res: Iterable[float] = ()
+        if mixing is None:
             res = map(f["residuals+"].__getitem__, map(int, map(mul, us[pos:pos + m], repeat(n))))
+            pos += m
+        refits.append((ok, alpha, beta, mu, sigma, res))
+    if mixing is not None:
+        models, share = mixing
+        agree, own = us[pos:pos + 2 * models:2], us[pos + 1:pos + 2 * models:2]
+        pos += 2 * models
+        for k, f in enumerate(fits):
+            n, m = f["n"], len(f["scored"])
+            ws = us[pos:pos + m]
+            pos += m
+            xs = [q if a < share else w for q, a, w in zip(map(own.__getitem__, f["scored_models"]),
+                                                           map(agree.__getitem__, f["scored_models"]), ws)]
+            refits[k] = refits[k][:5] + (map(f["ascending+"].__getitem__, map(int, map(mul, xs, repeat(n)))),)
+    for f, (ok, alpha, beta, mu, sigma, res) in zip(fits, refits):
+        if ok:
             fitted = map(truediv, map(mul, repeat(beta), map(sub, f["scored_raws"], repeat(mu))), repeat(sigma))
             v.extend(map(add, map(add, repeat(alpha), fitted), res))
         else:
-            v.extend(repeat(NAN, m))
+            v.extend(repeat(NAN, len(f["scored"])))
             dropped = True
-        pos += m
     return v, dropped
 
 
@@ -603,7 +626,7 @@ def rounds_part(job: dict, start: int, count: int) -> list[array]:
         values, dropped = [], []
         for b in range(block):
             v, lost = round_values(list(starmap(rand, repeat((), per_round))), job["ratings"], job["sds"],
-                                   job["fits"], quantiles)
+                                   job["fits"], quantiles, job["mixing"])
             values.append(v)
             if lost:
                 dropped.append(b)
@@ -662,7 +685,9 @@ def workers_for(rounds: int, per_round: int) -> int:
 
 def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None) -> list[dict[str, array]]:
     """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
-    no family). ``inputs``: ``bootstrap_inputs(be)`` when already built; ``workers``: processes
+    no family). Residual draws as ``uncertainty.residualDraws`` says (see ``round_values``;
+    absent in older downloads: one overlap position per calibrated score). ``inputs``:
+    ``bootstrap_inputs(be)`` when already built; ``workers``: processes
     (default: every core for a large job). Rounds ``[a, b)`` go to one process each, which
     starts the one seeded stream at round ``a`` (``skip_uniforms``): the numbers do not depend
     on the number of processes.
@@ -670,12 +695,18 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     u = be["uncertainty"]
     draws, fits, boards, n_slots = inputs if inputs is not None else bootstrap_inputs(be)
     rounds = u["rounds"]
+    per_model = u.get("residualDraws") == "model"
+    models = sorted({ident for f in fits for _, _, ident in f["scored"]})
+    position = {ident: k for k, ident in enumerate(models)}
     for f in fits:
         f["raws+"] = [float(x) for x in f["raws"] + f["raws"][-1:]]  # floats: sum() then adds as left_sum
         f["anchors+"] = f["anchors"] + f["anchors"][-1:]
         f["residuals+"] = f["residuals"] + f["residuals"][-1:]
-        f["scored_raws"] = [float(raw) for _, raw in f["scored"]]
-    per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits)
+        ascending = sorted(f["residuals"])
+        f["ascending+"] = ascending + ascending[-1:]
+        f["scored_raws"] = [float(raw) for _, raw, _ in f["scored"]]
+        f["scored_models"] = [position[ident] for _, _, ident in f["scored"]]
+    per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
     specs: list[list[tuple[float, list[int]]]] = []
     board_index = []
@@ -689,7 +720,8 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
             idx[ident] = unique[key]
         board_index.append(idx)
     job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
-           "ratings": [r for r, _ in draws], "sds": [sd for _, sd in draws]}
+           "ratings": [r for r, _ in draws], "sds": [sd for _, sd in draws],
+           "mixing": (len(models), residual_share(fits)) if per_model else None}
     n = workers if workers is not None else workers_for(rounds, per_round)
     cuts = [rounds * k // n for k in range(n + 1)]
     if n > 1:
@@ -701,6 +733,37 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
         for whole, piece in zip(series, part):
             whole.extend(piece)
     return [{ident: series[k] for ident, k in idx.items()} for idx in board_index]
+
+
+def pearson(x: list[float], y: list[float]) -> float:
+    """sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)), d the gap to the mean (fsum); 0 when either is constant."""
+    mx = math.fsum(x) / len(x)
+    my = math.fsum(y) / len(y)
+    sxy = sxx = syy = 0.0
+    for a, b in zip(x, y):
+        sxy += (a - mx) * (b - my)
+        sxx += (a - mx) * (a - mx)
+        syy += (b - my) * (b - my)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0.0 and syy > 0.0 else 0.0
+
+
+def residual_share(fits: list[dict]) -> float:
+    """c: the median over pairs of fits with at least 10 common overlap keys of their residuals'
+    correlation over those keys (ascending), clamped to [0, 1]; 1.0 without such a pair."""
+    corrs = []
+    for i, a in enumerate(fits):
+        ra = dict(zip(a["overlap"], a["residuals"]))
+        for b in fits[i + 1:]:
+            rb = dict(zip(b["overlap"], b["residuals"]))
+            common = sorted(set(ra) & set(rb))
+            if len(common) >= 10:
+                corrs.append(pearson([ra[k] for k in common], [rb[k] for k in common]))
+    if not corrs:
+        return 1.0
+    corrs.sort()
+    mid = len(corrs) // 2
+    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
+    return min(max(med, 0.0), 1.0)
 
 
 def count_greater(a: array, b: array) -> int:
@@ -789,6 +852,8 @@ def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
                 tally.ok["board fit residual"] += 1
             else:
                 tally.misses.append(f"board fit residual: {' '.join(f['key'])} #{k}: published {pub}, rebuilt {new}")
+    if u.get("residualDraws") == "model":
+        tally.check("board residual share", "c", u.get("residualShare"), residual_share(fits), 1e-12)
     per_board = run_rounds(be, inputs)
     for board, r in zip(be["boards"], per_board):
         rebuilt, matrix = summarise(board, r, u)
