@@ -90,8 +90,8 @@ PAIRWISE_TOP = 20
 "Ranked rows per board in the downloadable matrix P(R_a > R_b)."
 ARENA_SD_DIVISOR = 3.92
 "sd = (q975 - q025) / 3.92: the width of a normal 95% interval is 2 * 1.96 sd."
-BLOCK_VALUES = 2**18
-"Uniforms (and value slots) per block of rounds: 2 MB of doubles, within the CPU's cache."
+BLOCK_VALUES = 2**20
+"Uniforms (and value slots) per block of rounds: 8 MB of doubles, far below malloc's 32 MiB mmap threshold."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
 
@@ -656,33 +656,20 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
 
     ``u``: the rounds' uniforms, shape (B, draws_per_round), each row in the documented order.
     """
-    return _simulate(problem, _problem_arrays(problem), u)
-
-
-def _problem_arrays(problem: BootstrapProblem) -> tuple[Floats, Floats, list[tuple[Floats, Ints, Floats, Floats]]]:
-    """The problem's numbers as the kernels read them: Arena ratings and sds; per fit its raws,
-    anchors, residuals and scored raws."""
+    rounds = u.shape[0]
+    values = np.empty((problem.slots, rounds))
     rating = np.array([a.rating for a in problem.arena], dtype=np.float64)
     sd = np.array([a.sd for a in problem.arena], dtype=np.float64)
-    fits = [(np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
-             np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64))
-            for fit in problem.fits]
-    return rating, sd, fits
-
-
-def _simulate(problem: BootstrapProblem, arrays: tuple[Floats, Floats, list[tuple[Floats, Ints, Floats, Floats]]],
-              u: Floats) -> Floats:
-    rounds = u.shape[0]
-    rating, sd, fit_arrays = arrays
-    values = np.empty((problem.slots, rounds))
     arena = np.empty((rounds, len(rating)))  # round-major: a refit looks up its anchors per round
     if len(rating):
         _draw_arena(u, rating, sd, arena)
     values[:len(rating)] = arena.T
     col = len(problem.arena)
-    for fit, (raws, anchors, residuals, scored_raws) in zip(problem.fits, fit_arrays, strict=True):
+    for fit in problem.fits:
         if fit.scored_slots:
-            _refit(u, col, raws, anchors, residuals, scored_raws, fit.scored_slots[0], MIN_OVERLAP, arena, values)
+            _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
+                   np.asarray(fit.residuals, dtype=np.float64), np.asarray(fit.scored_raws, dtype=np.float64),
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values)
         col += len(fit.overlap) + len(fit.scored_slots)
     return values
 
@@ -818,10 +805,9 @@ def compute_uncertainty(problem: BootstrapProblem, rounds: int, seed: int) -> di
     # first touch, and the free unmaps it again) where smaller ones reuse the warm heap.
     d = problem.draws_per_round
     block = max(1, min(rounds, BLOCK_VALUES // max(d, problem.slots, 1)))
-    arrays = _problem_arrays(problem)
     start = 0
     for u in uniform_blocks(seed, rounds, d, block):
-        values = _simulate(problem, arrays, u)
+        values = simulate_values(problem, u)
         for _, _, idx, w, r_all in groups:
             if r_all.shape[1]:
                 _round_r(values, idx, w, r_all[start:start + u.shape[0]])
