@@ -98,6 +98,7 @@ from builder.store import (
     read_payload,
     read_payload_info,
     read_status,
+    store_path,
     write_payload,
     write_status,
 )
@@ -617,11 +618,6 @@ def check_payload(payload: Payload, source: SourceConfig, limits: LimitsConfig |
 
 
 # --------------------------------------------------------------------------- the stage
-
-
-def store_path(cfg: SiteConfig, base: Path) -> Path:
-    """The payload store folder (``fetch.store``, relative to the site.yml folder)."""
-    return base / cfg.fetch.store
 
 
 def _is_local(source: SourceConfig) -> bool:

@@ -515,7 +515,7 @@ def check_out(cfg: SiteConfig, base: Path, out: Path, snapshots_dir: Path | None
     """Refuse an ``--out`` the site swap must not replace (``builder.util.outdir``): the
     project folder, the snapshots folder, the payload store, ``$HOME``, ``/``, or any folder
     that is neither empty nor a site this tool wrote. One line, exit code 2."""
-    from builder.fetch import store_path
+    from builder.store import store_path  # not builder.fetch: a render does not import httpx
     from builder.util.outdir import check_out_dir
 
     snaps = snapshots_dir or snapshots_path(cfg, base)

@@ -35,13 +35,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.records import FetchStatus, Payload
 from builder.util.io import write_text_atomic
 from builder.util.testhooks import pause_point
 
+if TYPE_CHECKING:
+    from builder.config import SiteConfig
+
 log = logging.getLogger(__name__)
+
+def store_path(cfg: SiteConfig, base: Path) -> Path:
+    """The payload store folder (``fetch.store``, relative to the site.yml folder)."""
+    return base / cfg.fetch.store
+
 
 PAYLOAD_DIR = "payload"
 MANIFEST = "payload.json"

@@ -29,6 +29,7 @@ from builder.scoring.uncertainty import (
     draw_uniforms,
     normal_quantiles,
     summarise_board,
+    uniform_blocks,
 )
 from builder.snapshot import Snapshot, validate_snapshot
 
@@ -61,6 +62,14 @@ def test_uniforms_are_pythons_random_stream():
         rng = random.Random(seed)
         want = [rng.random() for _ in range(5000)]
         assert draw_uniforms(seed, 5000).tolist() == want
+
+
+def test_uniform_blocks_continue_one_stream():
+    whole = draw_uniforms(5, 7 * 13).reshape(7, 13)
+    for block in (1, 3, 7, 50):
+        blocks = [b.copy() for b in uniform_blocks(5, 7, 13, block)]
+        assert [len(b) for b in blocks] == [min(block, 7 - k) for k in range(0, 7, block)]
+        assert np.array_equal(np.concatenate(blocks), whole)
 
 
 def test_normal_quantiles_are_as241_and_match_the_standard_library_script():
@@ -384,6 +393,41 @@ def check_recompute_is_exact(typed: Snapshot) -> None:
 
 def test_recompute_rebuilds_the_bundled_bootstrap_bit_for_bit(bundled_snapshot):
     check_recompute_is_exact(bundled_snapshot)
+
+
+def test_recompute_shortcuts_give_the_plain_rules_numbers(bundled_snapshot, monkeypatch):
+    """The standard library's AS241, ``sum`` and the column blocks change no bit: the same
+    rounds with the pure-Python quantile, ``left_sum`` and one round per block."""
+    be = json.loads(json.dumps(compute_boards_evidence(bundled_snapshot, "https://example.org/")))
+    be["uncertainty"]["rounds"] = 120
+    fast = RC.run_rounds(be)
+    assert RC.library_quantiles() is not None  # CPython has it: the shortcut was taken
+    assert RC.skipping_works()
+    shared = RC.run_rounds(be, workers=3)  # rounds 0-39, 40-79, 80-119 in three forked processes
+    assert [{k: v.tobytes() for k, v in b.items()} for b in shared] == [{k: v.tobytes() for k, v in b.items()}
+                                                                        for b in fast]
+    monkeypatch.setattr(RC, "library_quantiles", lambda: None)
+    monkeypatch.setattr(RC, "total", RC.left_sum)
+    monkeypatch.setattr(RC, "VALUES_PER_BLOCK", 1)
+    plain = RC.run_rounds(be)
+    assert [{k: v.tobytes() for k, v in b.items()} for b in fast] == [{k: v.tobytes() for k, v in b.items()}
+                                                                      for b in plain]
+
+
+def test_recompute_rows_r_by_columns_equals_value_by_value():
+    rng = random.Random(8)
+    cols = [tuple(rng.uniform(900, 1400) for _ in range(40)) for _ in range(6)]
+    for fams in ([(40, [0]), (35, [1, 2]), (25, [3, 4, 5])], [(1.5, [2, 5])], [(10, [4])], []):
+        means: dict = {}
+        got = list(RC.block_r(fams, cols, means))
+        want = [RC.spec_r(fams, [c[b] for c in cols]) for b in range(40)]
+        assert [math.isnan(x) for x in got] == [math.isnan(x) for x in want]
+        assert [x for x in got if x == x] == [x for x in want if x == x]
+    # a dropped value (NaN) leaves its family's other values; a family with none left drops out
+    v = [1000.0, math.nan, 1200.0, math.nan]
+    assert RC.spec_r([(40, [0, 1]), (60, [2])], v) == (40 * 1000.0 + 60 * 1200.0) / 100
+    assert RC.spec_r([(40, [1, 3]), (60, [2])], v) == 1200.0
+    assert math.isnan(RC.spec_r([(40, [1, 3])], v))
 
 
 def test_recompute_rebuilds_the_synthetic_bootstrap_bit_for_bit():

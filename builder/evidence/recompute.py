@@ -31,14 +31,23 @@ saying which.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
+import os
 import random
 import sys
 import urllib.error
 import urllib.request
+from array import array
+from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from itertools import repeat, starmap
+from math import isnan
+from operator import add, gt, mul, sub, truediv
 from pathlib import Path
+from typing import Any
 
 # ---------------------------------------------------------------- loading
 
@@ -109,12 +118,15 @@ class Tally:
             self.misses.append(f"{kind}: {what}: published {published}, rebuilt {rebuilt}")
 
     def order(self, kind: str, board: str, published: list[str], rebuilt: list[str]) -> None:
+        where: dict[str, int] = {}
+        for pos, ident in enumerate(rebuilt):
+            where.setdefault(ident, pos + 1)
         for pos, ident in enumerate(published):
             self.total[kind] += 1
             if pos < len(rebuilt) and rebuilt[pos] == ident:
                 self.ok[kind] += 1
             else:
-                new = rebuilt.index(ident) + 1 if ident in rebuilt else None
+                new = where.get(ident)
                 self.misses.append(f"{kind}: {board}: {ident} published at {pos + 1}, rebuilt at {new}")
 
     def report(self) -> str:
@@ -134,6 +146,7 @@ def clamp(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
+NAN = float("nan")
 SPECIALISTS = ("coding", "agent", "reasoning")
 BASIS_ORDER = {"measured": 0, "inherited": 1, "estimated": 2}
 
@@ -217,13 +230,15 @@ def recompute_boards(be: dict, tally: Tally) -> None:
     arena_feeds = set(be["arenaFeeds"])
     text_feed = be["arenaTextFeed"]
     arena_text = {o["identity"]: o["raw"] for o in be["selected"] if o["feed"] == text_feed}
+    selected: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)  # (feed, release) -> identity -> raw
+    for o in be["selected"]:
+        selected[(o["feed"], o["release"])][o["identity"]] = o["raw"]
     calib = {}
     for c in be["calibrations"]:
         calib[(c["feed"], c["release"])] = c
         if not c["used"]:
             continue
-        raws = {o["identity"]: o["raw"] for o in be["selected"]
-                if o["feed"] == c["feed"] and o["release"] == c["release"]}
+        raws = selected[(c["feed"], c["release"])]
         pairs = [(raws[k], arena_text[k]) for k in c["overlap"]]
         mu, sigma, alpha, beta = fit_calibration(pairs)
         for label, pub, new in (("mu", c["mu"], mu), ("sigma", c["sigma"], sigma), ("alpha", c["alpha"], alpha),
@@ -279,10 +294,11 @@ def recompute_boards(be: dict, tally: Tally) -> None:
             tally.check("board displayed score", f"{board['id']} {row['identity']}", row["score"],
                         round(r) if r is not None else None, 0)
         ranked = [row for row in board["rows"] if row["rank"] is not None]
+        # competition rank: 1 + the ranked rows with a strictly greater rebuilt R
+        known = sorted(r for r in (rebuilt_r[row["identity"]] for row in ranked) if r is not None)
         for row in ranked:
             r = rebuilt_r[row["identity"]]
-            above = [rebuilt_r[o["identity"]] for o in ranked]
-            rank = 1 + sum(1 for x in above if x is not None and r is not None and x > r)
+            rank = 1 + (len(known) - bisect_right(known, r) if r is not None else 0)
             tally.check("board rank", f"{board['id']} {row['identity']}", row["rank"], rank, 0)
         published = [row["identity"] for row in ranked]
         order = sorted(ranked, key=lambda row: (-(rebuilt_r[row["identity"]] or -math.inf), row["model"]))
@@ -337,6 +353,19 @@ def left_sum(values) -> float:
     return total
 
 
+def plain_sum():
+    """``sum`` where it adds floats left to right from 0.0 as ``left_sum`` does (CPython up to
+    3.11: the same additions in C), else ``left_sum`` itself (3.12 and later compensate)."""
+    probe = [((k * 7919) % 1000 - 500) / 7.0 * 10.0 ** (k % 9 - 4) for k in range(1000)]
+    if sum([1e100, 1.0, -1e100]) == 0.0 and sum(probe) == left_sum(probe) and sum([-0.0]) == left_sum([-0.0]):
+        return sum
+    return left_sum
+
+
+total = plain_sum()
+"Sum of a non-empty list of floats, left to right from 0.0."
+
+
 def percentile_linear(s: list[float], p: float) -> float:
     """Linear interpolation on ascending ``s``: h = p (n - 1), s[k] + (h - k) (s[k+1] - s[k])."""
     h = p * (len(s) - 1)
@@ -374,14 +403,17 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
     for i, o in enumerate(arena):
         if o["feed"] == text_feed and (o["identity"] not in anchor or o["raw"] > draws[anchor[o["identity"]]][0]):
             anchor[o["identity"]] = i
+    # each fit's observations, found in one pass (not one scan of all observations per fit)
+    by_key: dict[tuple, list[dict]] = defaultdict(list)
+    for o in obs:
+        by_key[(o["source"], o["feed"], o["release"])].append(o)
     fits = []
     n_slots = len(arena)
     for c in sorted(be["calibrations"], key=lambda c: (c["source"], c["feed"], c["release"])):
         if not c["used"] or c["feed"] not in fam_of:
             continue
         key = (c["source"], c["feed"], c["release"])
-        rows = sorted((o for o in obs if (o["source"], o["feed"], o["release"]) == key),
-                      key=lambda o: (o["identity"], o["model"]))
+        rows = sorted(by_key.get(key, []), key=lambda o: (o["identity"], o["model"]))
         raw_of: dict[str, float] = {}
         for o in rows:
             raw_of[o["identity"]] = max(raw_of.get(o["identity"], o["raw"]), o["raw"])
@@ -403,7 +435,7 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
     boards = []
     for b in be["boards"]:
         weights = b["weights"]
-        rows = []
+        board_rows = []
         for row in b["rows"] + b["new"]:
             fams = []
             for fam in sorted(f for f, w in weights.items() if w > 0):
@@ -411,29 +443,275 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
                                  key=lambda o: (o["feed"], o["release"], o["model"]))
                 if members:
                     fams.append((weights[fam], [slot[id(o)] for o in members]))
-            rows.append((row["identity"], fams))
-        boards.append(rows)
+            board_rows.append((row["identity"], fams))
+        boards.append(board_rows)
     return draws, fits, boards, n_slots
 
 
-def run_rounds(be: dict) -> list[dict[str, list]]:
-    """Per board, identity -> its R in every round (None where the round left it no family).
+def python_quantiles(ps: list[float]) -> list[float]:
+    """Phi^-1(p) for each p, by ``normal_quantile``."""
+    return [normal_quantile(p) for p in ps]
 
-    Residual draws (``uncertainty.residualDraws``): ``model``, after every fit's resample two
-    uniforms (v, u) per identity with a calibrated score (ascending), then one uniform w per
-    calibrated score (fits in order, scores in order); a score takes the residual at position
-    floor(x * n) of its fit's residuals sorted ascending, x = u when v < c (``residual_share``)
-    and w otherwise. Absent (older downloads): one uniform per calibrated score right after its
-    fit's resample, picking the residual at that overlap position.
+
+def library_quantiles():
+    """Phi^-1 over a list by the standard library's own AS241 (``statistics.NormalDist``
+    uses ``_normal_dist_inv_cdf``: the same coefficients and the same operations in the same
+    order, in C where CPython has it), or None when it is missing or differs from
+    ``normal_quantile`` on any probe (every branch, both tails, the smallest p)."""
+    import statistics
+
+    inv = getattr(statistics, "_normal_dist_inv_cdf", None)
+    if inv is None:
+        return None
+    probes = [2.0 ** -53, 1e-300, 1e-30, 1e-12, 1e-6, 0.0001, 0.074, 0.075, 0.0751, 0.5, 0.924, 0.925, 0.926,
+              1 - 1e-6, 1 - 1e-12, 1 - 2.0 ** -53] + [(k + 0.5) / 4099 for k in range(4099)]
+    try:
+        if any(inv(p, 0.0, 1.0) != normal_quantile(p) for p in probes):
+            return None
+    except Exception:  # noqa: BLE001 (any trouble at all: the pure-Python quantile is used)
+        return None
+
+    def quantiles(ps: list[float]) -> list[float]:
+        return list(map(inv, ps, repeat(0.0), repeat(1.0)))
+
+    return quantiles
+
+
+VALUES_PER_BLOCK = 2_000_000
+"Values drawn (rounds x slots) before they are turned into columns (one per slot) for R."
+
+
+def round_values(us: list[float], ratings: list[float], sds: list[float], fits: list, quantiles,
+                 mixing: tuple[int, float] | None = None) -> tuple[list[float], bool]:
+    """One round's value slots from its uniforms ``us`` (in the documented order), NaN where
+    the round dropped a fit, and whether it dropped any.
+
+    ``mixing``: (identities, c) for the per-model residual draws (``residualDraws`` "model":
+    after every fit's resample, two uniforms (v, u) per identity, then one w per calibrated
+    score; the score takes its fit's ascending residual at floor(x * n), x = u when v < c,
+    else w), None for one overlap position per score right after its fit's resample.
+
+    Each number is the rule's IEEE operations in the rule's order; the per-element loops run
+    in ``map`` over the standard library's operators, and every sum is ``total``: left to
+    right from 0.0, as written in ``left_sum``.
+    """
+    n_arena = len(ratings)
+    ps = us[:n_arena]
+    if 0.0 in ps:
+        ps = [p if p > 0.0 else 2.0 ** -53 for p in ps]
+    v = list(map(add, ratings, map(mul, sds, quantiles(ps))))
+    pos = n_arena
+    dropped = False
+    refits = []
+    for f in fits:
+        n = f["n"]
+        m = len(f["scored"])
+        # int(u * n) is n only when u * n rounds up to n: the lists' extra last entry reads position n - 1
+        picks = list(map(int, map(mul, us[pos:pos + n], repeat(n))))
+        pos += n
+        xs = list(map(f["raws+"].__getitem__, picks))
+        arena = list(map(v.__getitem__, map(f["anchors+"].__getitem__, picks)))
+        mu = total(xs) / n
+        dev = list(map(sub, xs, repeat(mu)))
+        sigma = math.sqrt(total(map(mul, dev, dev)) / n)
+        ok = n >= 10 and max(xs) != min(xs) and sigma > 0
+        alpha = beta = 0.0
+        if ok:
+            alpha = total(arena) / n
+            z = list(map(truediv, dev, repeat(sigma)))
+            beta = total(map(mul, z, map(sub, arena, repeat(alpha)))) / total(map(mul, z, z))
+            ok = beta > 0
+        res: Iterable[float] = ()
+        if mixing is None:
+            res = map(f["residuals+"].__getitem__, map(int, map(mul, us[pos:pos + m], repeat(n))))
+            pos += m
+        refits.append((ok, alpha, beta, mu, sigma, res))
+    if mixing is not None:
+        models, share = mixing
+        agree, own = us[pos:pos + 2 * models:2], us[pos + 1:pos + 2 * models:2]
+        pos += 2 * models
+        for k, f in enumerate(fits):
+            n, m = f["n"], len(f["scored"])
+            ws = us[pos:pos + m]
+            pos += m
+            xs = [q if a < share else w for q, a, w in zip(map(own.__getitem__, f["scored_models"]),
+                                                           map(agree.__getitem__, f["scored_models"]), ws)]
+            refits[k] = refits[k][:5] + (map(f["ascending+"].__getitem__, map(int, map(mul, xs, repeat(n)))),)
+    for f, (ok, alpha, beta, mu, sigma, res) in zip(fits, refits):
+        if ok:
+            fitted = map(truediv, map(mul, repeat(beta), map(sub, f["scored_raws"], repeat(mu))), repeat(sigma))
+            v.extend(map(add, map(add, repeat(alpha), fitted), res))
+        else:
+            v.extend(repeat(NAN, len(f["scored"])))
+            dropped = True
+    return v, dropped
+
+
+def spec_r(fams: list[tuple[float, list[int]]], v: list[float]) -> float:
+    """R of one row in one round, value by value (NaN: a dropped value; NaN R: no family left)."""
+    num = den = 0.0
+    for w, slots in fams:
+        vals = [v[s] for s in slots if v[s] == v[s]]
+        if vals:
+            num += w * (left_sum(vals) / len(vals))
+            den += w
+    return num / den if den > 0 else NAN
+
+
+def block_r(fams: list[tuple[float, list[int]]], cols: list[tuple[float, ...]], means: dict) -> Iterator[float]:
+    """R of one row in each round of a block, from the slots' columns (no value dropped):
+    the same operations in the same order as ``spec_r``, one round per element of ``map``.
+
+    ``means``: slots -> their mean per round in this block, shared by the rows of every role
+    (a family's mean does not depend on the weights). A family of one value is that value:
+    (0.0 + v) / 1 differs from v only for v = -0.0, whose weighted term then adds to the
+    running sum (0.0 or a number) exactly as +0.0 would.
+    """
+    num: Iterable[float] = repeat(0.0)
+    den = 0.0
+    for w, slots in fams:
+        if len(slots) == 1:
+            mean: Iterable[float] = cols[slots[0]]
+        else:
+            key = tuple(slots)
+            cached = means.get(key)
+            if cached is None:
+                acc: Iterable[float] = repeat(0.0)
+                for s in slots:
+                    acc = map(add, acc, cols[s])
+                cached = means[key] = list(map(truediv, acc, repeat(len(slots))))
+            mean = cached
+        num = map(add, num, map(mul, repeat(w), mean))
+        den += w
+    if not den > 0:
+        return repeat(NAN, len(cols[0]) if cols else 0)
+    return map(truediv, num, repeat(den))
+
+
+PARALLEL_DRAWS = 5_000_000
+"Uniforms (rounds x draws per round) from which the rounds are shared out among processes."
+
+
+def skip_uniforms(rng: random.Random, count: int) -> None:
+    """Advance ``rng`` past ``count`` values of ``random()``: each takes two 32-bit outputs of
+    the Mersenne Twister, and ``getrandbits(32 * k)`` takes exactly k of them."""
+    words = 2 * count
+    while words:
+        k = min(words, 1 << 22)
+        rng.getrandbits(32 * k)
+        words -= k
+
+
+def skipping_works() -> bool:
+    """``skip_uniforms`` lands where as many ``random()`` calls land (checked, not assumed)."""
+    a, b = random.Random(7), random.Random(7)
+    for _ in range(3):
+        a.random()
+    skip_uniforms(b, 3)
+    return a.random() == b.random()
+
+
+def rounds_part(job: dict, start: int, count: int) -> list[array]:
+    """Per row spec its R in rounds ``start`` to ``start + count`` (NaN: no family that round).
+
+    The rounds' uniforms continue one ``random.Random(seed)`` stream from round ``start``;
+    every block of ``VALUES_PER_BLOCK // slots`` rounds is turned into one column per value
+    slot, so each row's R is computed for the whole block at once (a round that dropped a fit
+    is recomputed value by value, skipping what it dropped).
+    """
+    rng = random.Random(job["seed"])
+    per_round, n_slots, specs = job["per_round"], job["n_slots"], job["specs"]
+    skip_uniforms(rng, start * per_round)
+    rand = rng.random
+    quantiles = library_quantiles() or python_quantiles
+    series = [array("d") for _ in specs]
+    done = 0
+    while done < count:
+        block = min(max(1, VALUES_PER_BLOCK // max(n_slots, 1)), count - done)
+        values, dropped = [], []
+        for b in range(block):
+            v, lost = round_values(list(starmap(rand, repeat((), per_round))), job["ratings"], job["sds"],
+                                   job["fits"], quantiles, job["mixing"])
+            values.append(v)
+            if lost:
+                dropped.append(b)
+        cols = list(zip(*values)) if n_slots else []
+        means: dict = {}
+        for k, fams in enumerate(specs):
+            r = array("d", block_r(fams, cols, means))
+            for b in dropped:
+                r[b] = spec_r(fams, values[b])
+            series[k].extend(r)
+        done += block
+    return series
+
+
+def forked_parts(job: dict, cuts: list[int]) -> list[list[array]]:
+    """``rounds_part`` of rounds ``cuts[i]`` to ``cuts[i + 1]`` in one forked process each (the
+    job is inherited, not sent); each sends its rows' R back through a pipe."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    running = []
+    for a, b in zip(cuts, cuts[1:]):
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=send_part, args=(send, job, a, b - a), daemon=True)
+        proc.start()
+        send.close()
+        running.append((proc, receive))
+    parts = []
+    for proc, receive in running:
+        try:
+            parts.append([array("d", raw) for raw in receive.recv()])
+        except EOFError:
+            proc.join()
+            raise RuntimeError(f"a rounds process ended without its rounds (exit {proc.exitcode})") from None
+        proc.join()
+    return parts
+
+
+def send_part(conn: Any, job: dict, start: int, count: int) -> None:
+    conn.send([s.tobytes() for s in rounds_part(job, start, count)])
+    conn.close()
+
+
+def workers_for(rounds: int, per_round: int) -> int:
+    """Processes for the rounds: one per usable core for a large job where ``fork`` exists and
+    this process runs no other thread (a notebook kernel does: forking it is not safe), else 1."""
+    import multiprocessing
+    import threading
+
+    if rounds * per_round < PARALLEL_DRAWS or "fork" not in multiprocessing.get_all_start_methods() \
+            or threading.active_count() > 1:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8, rounds)) if skipping_works() else 1
+
+
+def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None) -> list[dict[str, array]]:
+    """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
+    no family). Residual draws as ``uncertainty.residualDraws`` says (see ``round_values``;
+    absent in older downloads: one overlap position per calibrated score). ``inputs``:
+    ``bootstrap_inputs(be)`` when already built; ``workers``: processes
+    (default: every core for a large job). Rounds ``[a, b)`` go to one process each, which
+    starts the one seeded stream at round ``a`` (``skip_uniforms``): the numbers do not depend
+    on the number of processes.
     """
     u = be["uncertainty"]
+    draws, fits, boards, n_slots = inputs if inputs is not None else bootstrap_inputs(be)
+    rounds = u["rounds"]
     per_model = u.get("residualDraws") == "model"
-    draws, fits, boards, n_slots = bootstrap_inputs(be)
     models = sorted({ident for f in fits for _, _, ident in f["scored"]})
-    ascending = [sorted(f["residuals"]) for f in fits]
-    share = residual_share(fits)
-    rng = random.Random(u["seed"])
-    rand = rng.random
+    position = {ident: k for k, ident in enumerate(models)}
+    for f in fits:
+        f["raws+"] = [float(x) for x in f["raws"] + f["raws"][-1:]]  # floats: sum() then adds as left_sum
+        f["anchors+"] = f["anchors"] + f["anchors"][-1:]
+        f["residuals+"] = f["residuals"] + f["residuals"][-1:]
+        ascending = sorted(f["residuals"])
+        f["ascending+"] = ascending + ascending[-1:]
+        f["scored_raws"] = [float(raw) for _, raw, _ in f["scored"]]
+        f["scored_models"] = [position[ident] for _, _, ident in f["scored"]]
+    per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
     specs: list[list[tuple[float, list[int]]]] = []
     board_index = []
@@ -446,52 +724,19 @@ def run_rounds(be: dict) -> list[dict[str, list]]:
                 specs.append(fams)
             idx[ident] = unique[key]
         board_index.append(idx)
-    series: list[list] = [[] for _ in specs]
-    for _ in range(u["rounds"]):
-        v: list = [None] * n_slots
-        for i, (rating, sd) in enumerate(draws):
-            p = rand()
-            v[i] = rating + sd * normal_quantile(p if p > 0.0 else 2.0 ** -53)
-        picks, residuals = [], []
-        for f in fits:
-            n = f["n"]
-            picks.append([min(int(rand() * n), n - 1) for _ in range(n)])
-            if not per_model:
-                residuals.append([f["residuals"][min(int(rand() * n), n - 1)] for _ in f["scored"]])
-        if per_model:
-            mix = {}
-            for ident in models:
-                mix[ident] = (rand(), rand())
-            residuals = []
-            for f, res in zip(fits, ascending):
-                picked = []
-                for _, _, ident in f["scored"]:
-                    agree, q = mix[ident]
-                    w = rand()
-                    picked.append(res[min(int((q if agree < share else w) * f["n"]), f["n"] - 1)])
-                residuals.append(picked)
-        for f, pick, res in zip(fits, picks, residuals):
-            n = f["n"]
-            xs = [f["raws"][k] for k in pick]
-            arena = [v[f["anchors"][k]] for k in pick]
-            mu = left_sum(xs) / n
-            sigma = math.sqrt(left_sum((x - mu) * (x - mu) for x in xs) / n)
-            ok = n >= 10 and max(xs) != min(xs) and sigma > 0
-            if ok:
-                alpha = left_sum(arena) / n
-                z = [(x - mu) / sigma for x in xs]
-                beta = left_sum(zi * (a - alpha) for zi, a in zip(z, arena)) / left_sum(zi * zi for zi in z)
-                ok = beta > 0
-            for (s, raw, _), e in zip(f["scored"], res):
-                v[s] = alpha + beta * (raw - mu) / sigma + e if ok else None
-        for k, fams in enumerate(specs):
-            num = den = 0.0
-            for w, slots in fams:
-                vals = [v[s] for s in slots if v[s] is not None]
-                if vals:
-                    num += w * (left_sum(vals) / len(vals))
-                    den += w
-            series[k].append(num / den if den > 0 else None)
+    job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
+           "ratings": [r for r, _ in draws], "sds": [sd for _, sd in draws],
+           "mixing": (len(models), residual_share(fits)) if per_model else None}
+    n = workers if workers is not None else workers_for(rounds, per_round)
+    cuts = [rounds * k // n for k in range(n + 1)]
+    if n > 1:
+        parts = forked_parts(job, cuts)
+    else:
+        parts = [rounds_part(job, 0, rounds)]
+    series = parts[0]
+    for part in parts[1:]:
+        for whole, piece in zip(series, part):
+            whole.extend(piece)
     return [{ident: series[k] for ident, k in idx.items()} for idx in board_index]
 
 
@@ -526,51 +771,61 @@ def residual_share(fits: list[dict]) -> float:
     return min(max(med, 0.0), 1.0)
 
 
-def summarise(board: dict, r: dict[str, list], u: dict) -> tuple[dict[str, dict], dict]:
-    """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R."""
+def count_greater(a: array, b: array) -> int:
+    """Rounds in which ``a`` is strictly greater than ``b`` (NaN on either side: not greater)."""
+    return sum(map(gt, a, b))
+
+
+def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict], dict]:
+    """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R
+    (``r``: identity -> R per round, NaN where it had none)."""
     rounds = u["rounds"]
     p_lo, p_hi = u["interval"]
     ranked = [row["identity"] for row in board["rows"]]
-    ranks: dict[str, list[int]] = {i: [] for i in ranked}
-    for b in range(rounds):
-        vals = [r[i][b] for i in ranked if r[i][b] is not None]
-        first: dict[float, int] = {}
-        for pos, x in enumerate(sorted(vals, reverse=True)):
-            first.setdefault(x, pos + 1)
-        for i in ranked:
-            if r[i][b] is not None:
-                ranks[i].append(first[r[i][b]])
+    # per round, each ranked row's competition rank: 1 + rows with a strictly greater R (0: no R);
+    # over the round's values ascending, the last position of a value v leaves exactly the
+    # values greater than v after it, and a dict keeps the last position it is given
+    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if any(map(isnan, r[i]))}
+    rank_rows = []
+    for values in zip(*(r[i] for i in ranked)):
+        if gaps:
+            valid = [x for x in values if x == x]
+            position = dict(zip(sorted(valid), range(len(valid), 0, -1)))
+            rank_rows.append(array("l", map(position.get, values, repeat(0))))
+        else:
+            position = dict(zip(sorted(values), range(len(values), 0, -1)))
+            rank_rows.append(array("l", map(position.__getitem__, values)))
+    ranks = dict(zip(ranked, zip(*rank_rows))) if rank_rows else {i: () for i in ranked}
     out: dict[str, dict] = {}
     for row in board["rows"] + board["new"]:
         i = row["identity"]
-        s = sorted(x for x in r[i] if x is not None)
+        s = sorted(x for x in r[i] if x == x) if i in gaps else sorted(r[i])
         out[i] = {"r_lo": percentile_linear(s, p_lo) if s else None, "r_hi": percentile_linear(s, p_hi) if s else None,
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
                   "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
-    lows = [out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None]
+    lows = sorted(out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None)
     for pos, i in enumerate(ranked):
         o = out[i]
-        rk = sorted(ranks[i])
+        mine = ranks[i]
+        rk = sorted(mine)[mine.count(0):]
         if rk:
             o["rank_lo"] = rk[math.floor(p_lo * (len(rk) - 1))]
             o["rank_hi"] = rk[math.ceil(p_hi * (len(rk) - 1))]
-            o["rank_ub"] = 1 + sum(1 for x in lows if x > o["r_hi"])
-        o["p_first"] = sum(1 for k in ranks[i] if k == 1) / rounds
+            o["rank_ub"] = 1 + len(lows) - bisect_right(lows, o["r_hi"])
+        o["p_first"] = mine.count(1) / rounds
         if pos:
-            above = ranked[pos - 1]
-            o["p_above"] = sum(1 for a, x in zip(r[above], r[i]) if a is not None and x is not None and a > x) / rounds
+            o["p_above"] = count_greater(r[ranked[pos - 1]], r[i]) / rounds
             o["tied_above"] = o["p_above"] < u["tieThreshold"]
     # tie groups anchored on their leader: a row joins while P(R_leader > R_row) < threshold
     leader = ranked[0] if ranked else ""
     for i in ranked[1:] if u.get("tieGroups") == "leader" else []:
-        ahead = sum(1 for a, x in zip(r[leader], r[i], strict=True) if a is not None and x is not None and a > x)
+        ahead = count_greater(r[leader], r[i])
         if ahead / rounds < u["tieThreshold"]:
             out[i]["tie_leader"], out[i]["p_leader"] = leader, ahead / rounds
         else:
             leader = i
     top = ranked[:u["pairwiseTop"]]
-    matrix = [[sum(1 for x, y in zip(r[a], r[b]) if x is not None and y is not None and x > y) / rounds for b in top]
-              for a in top]
+    matrix = [[count_greater(r[a], r[b]) / rounds for b in top] for a in top]
     return out, {"identities": top, "p_greater": matrix}
 
 
@@ -578,7 +833,21 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
     u = be.get("uncertainty")
     if not u or not u.get("rounds"):
         return
-    _, fits, _, _ = bootstrap_inputs(be)
+    # The cyclic collector is paused: the rounds make no reference cycles, and every
+    # collection would walk the downloads' parsed objects again (about 5% of the time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        check_uncertainty(be, u, tally)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
+    """Compare every published bootstrap number with the rebuilt one."""
+    inputs = bootstrap_inputs(be)
+    fits = inputs[1]
     for f in fits:
         published = f["published_residuals"] or []
         for k, new in enumerate(f["residuals"]):
@@ -590,7 +859,7 @@ def recompute_uncertainty(be: dict, tally: Tally) -> None:
                 tally.misses.append(f"board fit residual: {' '.join(f['key'])} #{k}: published {pub}, rebuilt {new}")
     if u.get("residualDraws") == "model":
         tally.check("board residual share", "c", u.get("residualShare"), residual_share(fits), 1e-12)
-    per_board = run_rounds(be)
+    per_board = run_rounds(be, inputs)
     for board, r in zip(be["boards"], per_board):
         rebuilt, matrix = summarise(board, r, u)
         for row in board["rows"] + board["new"]:

@@ -15,6 +15,7 @@ which reports the JSON path of the first problem.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -379,9 +380,16 @@ def _column_type(annotation: Any) -> ColumnType:
 
 def board_row_columns(row_model: type[BoardRow] | None = None) -> tuple[RowColumn, ...]:
     """The flat columns of a board row, in field order: every field of ``row_model`` (default
-    ``BoardRow``, read when called, so a field added to it is a column everywhere), its
-    ``uncertainty`` spread into ``ROW_UNCERTAINTY_FIELDS`` (with ``RowUncertainty``'s descriptions)."""
-    model = row_model or BoardRow
+    ``BoardRow``, read from the class, so a field added to it is a column everywhere), its
+    ``uncertainty`` spread into ``ROW_UNCERTAINTY_FIELDS`` (with ``RowUncertainty``'s descriptions).
+
+    Worked out once per class (a class's fields are fixed once it is built): every row of
+    every board download asks for them."""
+    return _row_columns(row_model or BoardRow)
+
+
+@functools.cache
+def _row_columns(model: type[BoardRow]) -> tuple[RowColumn, ...]:
     out: list[RowColumn] = []
     for name, info in model.model_fields.items():
         if name == "uncertainty":
