@@ -97,6 +97,7 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
+_DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +281,27 @@ def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool
     return list(dict.fromkeys(want))
 
 
+def _typed_heads(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool) -> dict[str, str]:
+    """Top-level JSON columns read as ``STRUCT("key" JSON, ...)``: those that features read only
+    through nested keys (``conv_metadata`` -> ``sum_assistant_a_tokens``, ...), so the reader
+    parses each record once and hands over just those members, each as its own JSON text,
+    instead of the whole object being re-parsed per key and row. A record whose column is not
+    an object (or repeats a key) makes DuckDB refuse the typed read; the scan is then redone
+    with the column as JSON (``_create_scan``), which gives the same results."""
+    nested = [f for f in features if f.sql is None and len(f.path) > 1]
+    others = set(_wanted(filters, [f for f in features if f not in nested], times))
+    members: dict[str, list[str]] = {}
+    for f in nested:
+        if f.path[0] not in others:
+            keys = members.setdefault(f.path[0], [])
+            if f.path[1] not in keys:
+                keys.append(f.path[1])
+    # DuckDB matches struct member names without regard to case: two keys that differ only
+    # in case stay JSON.
+    return {head: "STRUCT(" + ", ".join(f"{_ident(k)} JSON" for k in keys) + ")"
+            for head, keys in members.items() if len({k.lower() for k in keys}) == len(keys)}
+
+
 @dataclass(frozen=True, slots=True)
 class _Source:
     """How to read one file: the table function and, per column, the SQL that cleans it."""
@@ -288,12 +310,14 @@ class _Source:
     kind: Format
     relation: str  # FROM clause
     present: frozenset[str]  # columns the file has (first record, header or schema)
-    types: Mapping[str, str]  # DuckDB type of each present column (parquet/arrow)
+    types: Mapping[str, str]  # DuckDB type of each present column (parquet/arrow; JSON: the typed heads)
     where: str  # how to say where the columns were looked for
 
 
 def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
-            features: Sequence[FeatureSpec], times: bool = True) -> _Source:
+            features: Sequence[FeatureSpec], times: bool = True, typed_json: bool = True) -> _Source:
+    """How to read ``path``. ``typed_json``: in a JSON file, a column that only features read
+    nested keys of (``conv_metadata``) is read as a STRUCT of those keys (``_typed_heads``)."""
     kind, compression = format_of(path)
     comp = f", compression={_sql_str(compression)}" if compression else ""
     p = _sql_str(str(path))
@@ -308,9 +332,11 @@ def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
         if jtype != "OBJECT":
             raise UserError(f"{path}: record 1: a battle must be a JSON object, found {jtype.lower()}")
         present = frozenset(keys)
-        cols = ", ".join(f"{_ident(c)}: 'JSON'" for c in want if c in present) or "model_a: 'JSON'"
+        typed = _typed_heads(filters, features, times) if typed_json else {}
+        cols = ", ".join(f"{_ident(c)}: {_sql_str(typed.get(c, 'JSON'))}" for c in want if c in present
+                         ) or "model_a: 'JSON'"
         rel = (f"read_json({p}, format={_sql_str(fmt)}, records='true', columns={{{cols}}}{comp})")
-        return _Source(path, kind, rel, present, {}, "record 1")
+        return _Source(path, kind, rel, present, {c: t for c, t in typed.items() if c in present}, "record 1")
     if kind == "csv":
         header = _csv_header(path, compression)
         if header is None:
@@ -526,17 +552,61 @@ def _covariate_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
         j = head if kind == "JSON" and src.kind in ("json", "jsonl") else f"TRY_CAST({head} AS JSON)"
         tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
         x = f"json_extract({j}, '${tail}')" if tail else j
-        t = f"json_type({x})"
-        v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
-             f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
-        return v, _quality([(f"{x} IS NULL OR {t} = 'NULL'", FEATURE_MISSING),
-                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+        v, checks = _json_covariate(x)
+        return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), *checks])
     x = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
     if len(spec.path) > 1 and _nested_type(kind, spec.path[1:]) is None:
         return "NULL::DOUBLE", str(FEATURE_MISSING)
     v = f"TRY_CAST({x} AS DOUBLE)"
     return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})",
                                                             FEATURE_NON_NUMERIC)])
+
+
+def _json_covariate(x: str) -> tuple[str, list[tuple[str, int]]]:
+    """(value, quality checks) of a covariate's JSON value ``x`` (a DuckDB JSON expression, never SQL NULL here)."""
+    t = f"json_type({x})"
+    v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
+         f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
+    return v, [(f"{t} = 'NULL'", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)]
+
+
+_LOOK_UP = -1
+"Scan quality of a feature read as JSON text (``_feature_text``): decided by the text, once per distinct text."
+
+
+def _feature_text(src: _Source, spec: FeatureSpec) -> tuple[str, str] | None:
+    """(text, quality) SQL of a feature read from a JSON file, None for other files and SQL covariates.
+
+    Per row the scan keeps only the JSON text of the value (NULL where absent) and what is
+    known without reading it: ``FEATURE_NO_OBJECT`` (a nested count whose top-level object is
+    missing), ``FEATURE_MISSING`` (no value), else ``_LOOK_UP``. The text is decoded after the
+    scan once per distinct text (``_text_decoder``), by the same rules as ``_feature_sql`` and
+    ``_covariate_sql``: counts and flags repeat across battles, and a JSON parse per row and
+    key was most of the scan's time.
+    """
+    if src.kind not in ("json", "jsonl") or spec.sql is not None:
+        return None
+    head = _col(src, spec.path[0])
+    no_object_kind = FEATURE_NO_OBJECT if len(spec.path) > 1 and not spec.covariate else None
+    if head is None:
+        return "NULL::VARCHAR", str(FEATURE_MISSING if no_object_kind is None else no_object_kind)
+    if src.types.get(spec.path[0], "JSON").startswith("STRUCT"):  # read as a struct of JSON members
+        value, rest, no_object = f"{head}[{_sql_str(spec.path[1])}]", spec.path[2:], f"{head} IS NULL"
+    else:
+        value, rest, no_object = head, spec.path[1:], f"{head} IS NULL OR json_type({head}) <> 'OBJECT'"
+    if rest:
+        value = f"json_extract({value}, '${''.join(f'.{_json_key(k)}' for k in rest)}')"
+    checks = [(no_object, no_object_kind)] if no_object_kind is not None else []
+    checks.append((f"{value} IS NULL", FEATURE_MISSING))
+    quality = "CASE " + " ".join(f"WHEN {c} THEN {q}" for c, q in checks) + f" ELSE {_LOOK_UP} END"
+    return f"CAST({value} AS VARCHAR)", quality
+
+
+def _text_decoder(spec: FeatureSpec, text: str) -> tuple[str, str]:
+    """(value, quality) SQL of a feature from its JSON text ``text`` (VARCHAR, not NULL)."""
+    x = f"CAST({text} AS JSON)"
+    value, checks = _json_covariate(x) if spec.covariate else _json_count(x)
+    return value, _quality(checks)
 
 
 def _json_key(key: str) -> str:
@@ -637,6 +707,10 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
              f"{_number(src, 'tstamp') if times or dated else 'NULL::DOUBLE'} AS _mb_t", "*"]
     outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", f"{'_mb_t' if times else 'NULL::DOUBLE'} AS t", f"{fate} AS f"]
     for k, spec in enumerate(features):
+        text = _feature_text(src, spec)
+        if text is not None:  # decoded once per distinct text (BattleScan.features)
+            outer += [f"{text[0]} AS m{k}", f"CAST({text[1]} AS TINYINT) AS q{k}"]
+            continue
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
     if filters.voter_column is not None:
@@ -1076,10 +1150,8 @@ class BattleScan:
         )
 
     def features(self) -> dict[str, FeatureColumn]:
-        """The requested feature columns for the kept battles, in ``battles()`` order.
-
-        One query, streamed in record batches into arrays of the kept battles' size, so
-        memory holds the result and one batch, not the whole query result besides."""
+        """The requested feature columns for the kept battles, in ``battles()`` order
+        (``feature_batches`` gathered into one array per feature)."""
         out: dict[str, FeatureColumn] = {}
         k = len(self.features_spec)
         if not k:
@@ -1088,37 +1160,102 @@ class BattleScan:
         values = np.empty((k, n))
         quality = np.empty((k, n), dtype=np.int8)
         first: list[int | None] = [None] * k
-        sel = ", ".join(f"coalesce(f{j}, 'NaN'::DOUBLE) AS f{j}, q{j}" for j in range(k))
-        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
         at = 0
+        for pos, cols in self.feature_batches():
+            m = pos.size
+            for j, (v, q) in enumerate(cols):
+                values[j, at:at + m] = v
+                quality[j, at:at + m] = q
+                if first[j] is None:
+                    bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
+                    first[j] = int(pos[bad[0]]) + 1 if bad.size else None
+            at += m
+        if at != n:
+            raise RuntimeError(f"feature columns cover {at} battles, the scan kept {n}")
+        for j, spec in enumerate(self.features_spec):
+            out[spec.name] = FeatureColumn(spec.name, values[j], quality[j], first[j])
+        return out
+
+    def feature_batches(self) -> Iterator[tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+        """The requested features of the kept battles in ``battles()`` order, streamed in
+        batches of about ``_BATCH_ROWS`` battles: ``(pos, [(values, quality), ...])``, ``pos``
+        the 0-based record of each battle in the file (int64), then per feature spec its
+        float64 values (NaN where the quality is not ``FEATURE_OK``) and int8 quality codes.
+
+        One query over the scan; a caller that folds the batches into what it needs holds one
+        batch of every feature, not a whole column of each."""
+        k = len(self.features_spec)
+        if not k:
+            return
+        sel = []
+        tables: list[tuple[np.ndarray, np.ndarray] | None] = []
+        for j, (spec, table) in enumerate(zip(self.features_spec, self._text_tables(), strict=True)):
+            tables.append(table if isinstance(table, tuple) else None)
+            if isinstance(table, tuple):  # the text's code; value and quality looked up per distinct text
+                code = f"CAST(enum_code(CAST(m{j} AS _mb_text{j})) AS INTEGER)" if table[0].size else "NULL"
+                sel.append(f"q{j} AS c{j}, coalesce({code}, -1) AS e{j}")
+            elif table == "rows":  # too many distinct texts for a table: decoded per row
+                value, quality = _text_decoder(spec, f"m{j}")
+                sel.append(f"coalesce(CASE WHEN q{j} = {_LOOK_UP} THEN {value} END, 'NaN'::DOUBLE) AS v{j}, "
+                           f"CAST(CASE WHEN q{j} = {_LOOK_UP} THEN {quality} ELSE q{j} END AS TINYINT) AS c{j}")
+            else:
+                sel.append(f"coalesce(f{j}, 'NaN'::DOUBLE) AS v{j}, q{j} AS c{j}")
+        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
         try:
-            reader = self._con.sql(f"SELECT {coded}{self._pos} AS pos, {sel} FROM scan WHERE f = 0"
+            reader = self._con.sql(f"SELECT {coded}{self._pos} AS pos, {', '.join(sel)} FROM scan WHERE f = 0"
                                    ).to_arrow_reader(_BATCH_ROWS)
             for batch in reader:
                 def col(name: str, b: pa.RecordBatch = batch) -> np.ndarray:
                     return np.asarray(b.column(name).to_numpy(zero_copy_only=False))
 
                 if coded:
-                    keep = self._decode_rows(col("ea"), col("eb"), col("ew"))[3]
+                    keep: np.ndarray | slice = self._decode_rows(col("ea"), col("eb"), col("ew"))[3]
                 else:
-                    keep = np.ones(batch.num_rows, dtype=bool)
-                m = int(keep.sum())
-                pos = col("pos")[keep]
+                    keep = slice(None)
+                cols = []
                 for j in range(k):
-                    q = col(f"q{j}")[keep]
-                    quality[j, at:at + m] = q
-                    values[j, at:at + m] = col(f"f{j}")[keep]
-                    if first[j] is None:
-                        bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
-                        first[j] = int(pos[bad[0]]) + 1 if bad.size else None
-                at += m
+                    q = col(f"c{j}")[keep].astype(np.int8)
+                    table = tables[j]
+                    if table is None:
+                        v = col(f"v{j}")[keep].astype(np.float64)
+                    else:
+                        look = q == _LOOK_UP
+                        code = col(f"e{j}")[keep][look]
+                        v = np.full(q.shape, np.nan)
+                        v[look] = table[0][code]
+                        q[look] = table[1][code]
+                    v[q != FEATURE_OK] = np.nan
+                    cols.append((v, q))
+                yield np.asarray(col("pos")[keep], dtype=np.int64), cols
         except duckdb.Error as exc:
             raise _user_error(self.path, exc) from None
-        if at != n:
-            raise RuntimeError(f"feature columns cover {at} battles, the scan kept {n}")
-        values[quality != FEATURE_OK] = np.nan
-        for j, spec in enumerate(self.features_spec):
-            out[spec.name] = FeatureColumn(spec.name, values[j], quality[j], first[j])
+
+    def _text_tables(self) -> list[tuple[np.ndarray, np.ndarray] | str | None]:
+        """Per feature spec read as JSON text (``_feature_text``): (value, quality) of each
+        distinct text of the kept battles, indexed by the text's code in the ENUM type
+        ``_mb_text{j}``, or ``"rows"`` past ``_DISTINCT_TEXTS`` distinct texts; None for a
+        spec read as a value."""
+        out: list[tuple[np.ndarray, np.ndarray] | str | None] = [None] * len(self.features_spec)
+        text = [j for j, spec in enumerate(self.features_spec) if _feature_text(self._src, spec) is not None]
+        if not text:
+            return out
+        seen = self._fetch("SELECT " + ", ".join(f"approx_count_distinct(m{j}) FILTER (WHERE q{j} = {_LOOK_UP})"
+                                                 for j in text) + " FROM scan WHERE f = 0", "one")
+        for j, distinct in zip(text, seen, strict=True):
+            self._q(f"DROP TYPE IF EXISTS _mb_text{j}")
+            if distinct > _DISTINCT_TEXTS:
+                out[j] = "rows"
+                continue
+            if not distinct:
+                out[j] = (np.empty(0), np.empty(0, dtype=np.int8))
+                continue
+            self._q(f"CREATE TYPE _mb_text{j} AS ENUM (SELECT DISTINCT m{j} FROM scan "
+                    f"WHERE f = 0 AND q{j} = {_LOOK_UP})")
+            value, quality = _text_decoder(self.features_spec[j], "m")
+            res = self._fetch(f"SELECT coalesce({value}, 'NaN'::DOUBLE) AS v, CAST({quality} AS TINYINT) AS q "
+                              f"FROM (SELECT unnest(r) AS m, generate_subscripts(r, 1) AS i FROM "
+                              f"(SELECT enum_range(NULL::_mb_text{j}) AS r)) ORDER BY i", "numpy")
+            out[j] = (np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8))
         return out
 
     def locate(self, record: int) -> str:
@@ -1280,13 +1417,33 @@ def scan_battles(
         raise UserError(f"{path}: battles file not found")
     parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
     with connect(settings, in_memory=True) if parquet else connect(settings) as con:
+        asked = filters
         src = _source(con, path, filters, features, times)
         filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
-        _run(con, path, sql, params)
+        if not _typed_scan(con, path, src, sql, params):
+            src = _source(con, path, asked, features, times, typed_json=False)
+            sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
+            _run(con, path, sql, params)
         _cap_voters(con, path, filters)
         yield BattleScan(con, src, filters, features, times)
+
+
+def _typed_scan(con: duckdb.DuckDBPyConnection, path: Path, src: _Source, sql: str, params: dict[str, Any]) -> bool:
+    """Run the scan; False when a JSON file's typed read (``_typed_heads``) failed and the scan
+    must be redone with every column as JSON (a typed column that is not an object in some
+    record, a repeated key, or any other error, which the plain read then reports as usual)."""
+    if not (src.kind in ("json", "jsonl") and src.types):
+        _run(con, path, sql, params)
+        return True
+    try:
+        con.execute(sql, dict(params)) if params else con.execute(sql)
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException) as exc:
+        raise _user_error(path, exc) from None
+    except duckdb.Error:
+        return False
+    return True
 
 
 @contextmanager
