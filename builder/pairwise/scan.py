@@ -97,6 +97,7 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
+_STREAM_MEMORY = "64MB"  # DuckDB's memory limit while a scan table is read back in batches
 _DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
@@ -930,6 +931,8 @@ class BattleScan:
         self.path = src.path
         self.has_tstamp = times and "tstamp" in src.present
         self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
+        self._is_view = bool(con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'scan'"
+                                         ).fetchall()[0][0])  # a Parquet file read through a view
         self.source_name = src.path.name if src.path is not None else "<memory>"
         self._extra_filters: list[str] = []
         self.voter_test: VoterTest | None = None
@@ -1095,17 +1098,26 @@ class BattleScan:
         return ca, cb, o, keep
 
     def battles(self) -> Battles:
-        """The kept battles, int-coded, in file order (for online Elo and history)."""
-        cols = self._fetch(f"SELECT {self._CODED}, coalesce(t, 'NaN'::DOUBLE) AS t FROM scan WHERE f = 0", "numpy")
-        ca, cb, o, keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))
-        return Battles(
-            models=self.models,
-            model_a=ca[keep].astype(np.int32),
-            model_b=cb[keep].astype(np.int32),
-            outcome=o[keep].astype(np.int8),
-            tstamp=np.ascontiguousarray(np.asarray(cols["t"], dtype=np.float64)[keep]) if self.has_tstamp else None,
-            report=self.report,
-        )
+        """The kept battles, int-coded, in file order (for online Elo, history and the styled fit).
+
+        Read in batches into arrays of the kept battles' size (9 bytes a battle, 17 with
+        times), so memory never holds the query's whole result besides them."""
+        n = self.report.rows_kept
+        a, b = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+        o = np.empty(n, dtype=np.int8)
+        t = np.empty(n) if self.has_tstamp else None
+        times = ", coalesce(t, 'NaN'::DOUBLE) AS t" if t is not None else ""
+        at = 0
+        for cols in self._numpy_batches(f"{self._CODED}{times}", whole_view=True):
+            ca, cb, co, keep = self._decode_rows(cols["ea"], cols["eb"], cols["ew"])
+            m = int(keep.sum())
+            a[at:at + m], b[at:at + m], o[at:at + m] = ca[keep], cb[keep], co[keep]
+            if t is not None:
+                t[at:at + m] = cols["t"][keep]
+            at += m
+        if at != n:
+            raise RuntimeError(f"battles cover {at} rows, the scan kept {n}")
+        return Battles(models=self.models, model_a=a, model_b=b, outcome=o, tstamp=t, report=self.report)
 
     def period_counts(self, period: Period) -> PeriodCounts:
         """Dated kept battles per time bucket, pair and outcome cell, in one grouped query."""
@@ -1201,32 +1213,51 @@ class BattleScan:
             else:
                 sel.append(f"coalesce(f{j}, 'NaN'::DOUBLE) AS v{j}, q{j} AS c{j}")
         coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
-        try:
-            reader = self._con.sql(f"SELECT {coded}{self._pos} AS pos, {', '.join(sel)} FROM scan WHERE f = 0"
-                                   ).to_arrow_reader(_BATCH_ROWS)
-            for batch in reader:
-                def col(name: str, b: pa.RecordBatch = batch) -> np.ndarray:
-                    return np.asarray(b.column(name).to_numpy(zero_copy_only=False))
-
-                if coded:
-                    keep: np.ndarray | slice = self._decode_rows(col("ea"), col("eb"), col("ew"))[3]
+        for batch in self._numpy_batches(f"{coded}{self._pos} AS pos, {', '.join(sel)}"):
+            keep: np.ndarray | slice = slice(None)
+            if coded:
+                keep = self._decode_rows(batch["ea"], batch["eb"], batch["ew"])[3]
+            cols = []
+            for j in range(k):
+                q = batch[f"c{j}"][keep].astype(np.int8)
+                table = tables[j]
+                if table is None:
+                    v = batch[f"v{j}"][keep].astype(np.float64)
                 else:
-                    keep = slice(None)
-                cols = []
-                for j in range(k):
-                    q = col(f"c{j}")[keep].astype(np.int8)
-                    table = tables[j]
-                    if table is None:
-                        v = col(f"v{j}")[keep].astype(np.float64)
-                    else:
-                        look = q == _LOOK_UP
-                        code = col(f"e{j}")[keep][look]
-                        v = np.full(q.shape, np.nan)
-                        v[look] = table[0][code]
-                        q[look] = table[1][code]
-                    v[q != FEATURE_OK] = np.nan
-                    cols.append((v, q))
-                yield np.asarray(col("pos")[keep], dtype=np.int64), cols
+                    look = q == _LOOK_UP
+                    code = batch[f"e{j}"][keep][look]
+                    v = np.full(q.shape, np.nan)
+                    v[look] = table[0][code]
+                    q[look] = table[1][code]
+                v[q != FEATURE_OK] = np.nan
+                cols.append((v, q))
+            yield np.asarray(batch["pos"][keep], dtype=np.int64), cols
+
+    def _numpy_batches(self, select: str, whole_view: bool = False) -> Iterator[dict[str, np.ndarray]]:
+        """``SELECT {select} FROM scan WHERE f = 0`` in file order, as numpy columns, in batches:
+        ranges of ``rowid`` over a scan table (DuckDB skips the other row groups), record
+        batches through Arrow over a Parquet view (``whole_view``: one batch, no Arrow)."""
+        try:
+            if not self._is_view:
+                # Reading the table back needs little memory: under a small limit DuckDB drops the
+                # blocks the scan left cached, which would otherwise sit beside the caller's arrays.
+                limit = self._fetch("SELECT current_setting('memory_limit')", "one")[0]
+                self._q(f"SET memory_limit = {_sql_str(_STREAM_MEMORY)}")
+                try:
+                    for start in range(0, self.report.rows_read, _BATCH_ROWS):
+                        res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0 AND rowid >= {start} "
+                                                f"AND rowid < {start + _BATCH_ROWS}").fetchnumpy()
+                        yield {name: np.asarray(v) for name, v in res.items()}
+                finally:
+                    self._con.execute(f"SET memory_limit = {_sql_str(limit)}")
+                return
+            if whole_view:
+                res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0").fetchnumpy()
+                yield {name: np.asarray(v) for name, v in res.items()}
+                return
+            for batch in self._con.sql(f"SELECT {select} FROM scan WHERE f = 0").to_arrow_reader(_BATCH_ROWS):
+                yield {name: np.asarray(batch.column(name).to_numpy(zero_copy_only=False))
+                       for name in batch.schema.names}
         except duckdb.Error as exc:
             raise _user_error(self.path, exc) from None
 
