@@ -94,11 +94,10 @@ def fit_styled_table(
     no longer needs ``styles.raw``, which may then be standardised in place (no copy of the
     feature matrix when every battle is usable).
     """
-    usable = styles.usable
-    if usable.all():  # every battle: the arrays as they are, no per-battle copy
+    if bool(styles.usable.all()):  # every battle: the arrays as they are, no copy
         a, b, o, raw, overwrite = battles.model_a, battles.model_b, battles.outcome, styles.raw, consume
     else:
-        use = np.flatnonzero(usable)
+        use = np.flatnonzero(styles.usable)
         a, b, o, raw, overwrite = (battles.model_a[use], battles.model_b[use], battles.outcome[use],
                                    styles.raw[use], True)
     ds = build_style_dataset(battles.models, a, b, o, raw, styles.features, reweight=reweight, overwrite=overwrite)

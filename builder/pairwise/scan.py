@@ -44,6 +44,7 @@ Lines and CSV, record for JSON arrays).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import gzip
@@ -97,7 +98,8 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
-_STREAM_MEMORY = "64MB"  # DuckDB's memory limit while a scan table is read back in batches
+_READ_BACK_ROWS = 65_536  # rows per batch when a scan table is read back into per-battle arrays
+_READ_BACK_SETTINGS = ("48MB", "8MB")  # DuckDB's memory limit and allocator flush threshold meanwhile
 _DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
@@ -1199,6 +1201,10 @@ class BattleScan:
         k = len(self.features_spec)
         if not k:
             return
+        with contextlib.nullcontext() if self._is_view else self._reading_back():
+            yield from self._feature_batches(k)
+
+    def _feature_batches(self, k: int) -> Iterator[tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
         sel = []
         tables: list[tuple[np.ndarray, np.ndarray] | None] = []
         for j, (spec, table) in enumerate(zip(self.features_spec, self._text_tables(), strict=True)):
@@ -1239,17 +1245,11 @@ class BattleScan:
         batches through Arrow over a Parquet view (``whole_view``: one batch, no Arrow)."""
         try:
             if not self._is_view:
-                # Reading the table back needs little memory: under a small limit DuckDB drops the
-                # blocks the scan left cached, which would otherwise sit beside the caller's arrays.
-                limit = self._fetch("SELECT current_setting('memory_limit')", "one")[0]
-                self._q(f"SET memory_limit = {_sql_str(_STREAM_MEMORY)}")
-                try:
-                    for start in range(0, self.report.rows_read, _BATCH_ROWS):
+                with self._reading_back():
+                    for start in range(0, self.report.rows_read, _READ_BACK_ROWS):
                         res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0 AND rowid >= {start} "
-                                                f"AND rowid < {start + _BATCH_ROWS}").fetchnumpy()
+                                                f"AND rowid < {start + _READ_BACK_ROWS}").fetchnumpy()
                         yield {name: np.asarray(v) for name, v in res.items()}
-                finally:
-                    self._con.execute(f"SET memory_limit = {_sql_str(limit)}")
                 return
             if whole_view:
                 res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0").fetchnumpy()
@@ -1260,6 +1260,21 @@ class BattleScan:
                        for name in batch.schema.names}
         except duckdb.Error as exc:
             raise _user_error(self.path, exc) from None
+
+    @contextmanager
+    def _reading_back(self) -> Iterator[None]:
+        """While the scan table is read back into the caller's per-battle arrays, DuckDB needs
+        little memory: under a small limit (and flushing its allocator) it drops the blocks
+        the scan left cached, which would otherwise sit beside those arrays."""
+        names = ("memory_limit", "allocator_flush_threshold")
+        before = self._fetch("SELECT " + ", ".join(f"current_setting('{k}')" for k in names), "one")
+        for name, value in zip(names, _READ_BACK_SETTINGS, strict=True):
+            self._q(f"SET {name} = {_sql_str(value)}")
+        try:
+            yield
+        finally:
+            for name, value in zip(names, before, strict=True):
+                self._con.execute(f"SET {name} = {_sql_str(str(value))}")
 
     def _text_tables(self) -> list[tuple[np.ndarray, np.ndarray] | str | None]:
         """Per feature spec read as JSON text (``_feature_text``): (value, quality) of each
