@@ -20,7 +20,10 @@ spill folder, so a dump larger than memory is counted out of core):
      for a scan opened with ``times=False``, which only counts: the time is not read);
    - ``f``: the first filter that removes the row, in the fixed order anony, dedup,
      language, min_date, max_date, min_turn (``FILTER_STATUS``), 0 for none;
-   - requested feature columns (``FeatureSpec``).
+   - requested feature columns (``FeatureSpec``): for Parquet and CSV the value and its
+     quality; for JSON the value's JSON text, decoded after the scan once per distinct text
+     (``_feature_text``). A top-level JSON column that features read only through nested
+     keys (``conv_metadata``) is read as a STRUCT of those keys, so each record is parsed once.
 
 2. **Reductions**, each one SQL query over ``scan``:
 
