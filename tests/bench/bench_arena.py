@@ -482,6 +482,14 @@ def main_style(sizes: list[int], extra: bool = False) -> None:
                 print(f"  peak memory of the whole process at {n:,} styled battles under 1 GB: {verdict}")
 
 
+def _with_cpu(fn, *args):
+    """(fn(*args), CPU seconds its child processes used: user + system, threads included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = fn(*args)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 STYLE_JSONL_TARGETS = (10.0, 2.0)
 "Part ``stylejsonl``: ours at least 10x arena-rank, and at most 2x our plain fit, whole processes."
 
@@ -503,23 +511,28 @@ def stylejsonl_part(cache: Path, n: int, memory_10m: bool) -> None:
     plain_args = ["--input", str(path), "--all-votes", "--ci", "sandwich", "--output", str(cache / "plain.json")]
     _read_through(path)
     run_process(FIT_CHILD, *styled_args)  # warm the compiled kernels' cache (a fresh clone compiles once)
-    sw, sm = run_process(FIT_CHILD, *styled_args)
-    pw, pm = run_process(FIT_CHILD, *plain_args)
-    theirs, tw = run_timed("arena-rank", str(path), "0")
+    (sw, sm), sc = _with_cpu(run_process, FIT_CHILD, *styled_args)
+    (pw, pm), pc = _with_cpu(run_process, FIT_CHILD, *plain_args)
+    (theirs, tw), tc = _with_cpu(run_timed, "arena-rank", str(path), "0")
     ours = json.loads((cache / "styled.json").read_text())
     rating = {r["model"]: r["rating"] for r in ours["rows"]}
     dr = max(abs(rating[m] - v) for m, v in theirs["ratings"].items() if m in rating)
     db = max(abs(a["beta"] - b) for a, b in zip(ours["style"], theirs["beta"], strict=False))
     size = path.stat().st_size
-    print(f"{'battles':>9} | {'file MB':>7} | {'process':<36} | {'wall s':>6} | {'peak MB':>7} | ratio | target")
-    print("-" * 100)
-    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena-rank (ContextualBradleyTerry)':<36} | {tw:>6.2f} | "
-          f"{theirs['peak_mb']:>7.0f} |       |")
+    # CPU s: user + system time of the whole process (threads included), steadier than the
+    # wall time when other work shares the cores; the ratios are given for both.
+    print(f"{'battles':>9} | {'file MB':>7} | {'process':<36} | {'wall s':>6} | {'CPU s':>6} | {'peak MB':>7} | "
+          "ratio wall / CPU | target")
+    print("-" * 118)
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena-rank (ContextualBradleyTerry)':<36} | {tw:>6.2f} | {tc:>6.2f} | "
+          f"{theirs['peak_mb']:>7.0f} |                  |")
     ten, two = STYLE_JSONL_TARGETS
-    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {sw:>6.2f} | {sm:>7.0f} | "
-          f"{tw / sw:>4.1f}x | >= {ten:.0f}x arena-rank: {'yes' if tw / sw >= ten else 'NO'}")
-    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --ci sandwich (plain)':<36} | {pw:>6.2f} | {pm:>7.0f} | "
-          f"{sw / pw:>4.2f}x | styled <= {two:.0f}x plain: {'yes' if sw / pw <= two else 'NO'}")
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {sw:>6.2f} | {sc:>6.2f} | {sm:>7.0f} | "
+          f"{tw / sw:>5.1f}x / {tc / sc:>5.1f}x | >= {ten:.0f}x arena-rank: {'yes' if tw / sw >= ten else 'NO'} / "
+          f"{'yes' if tc / sc >= ten else 'NO'}")
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --ci sandwich (plain)':<36} | {pw:>6.2f} | {pc:>6.2f} | "
+          f"{pm:>7.0f} | {sw / pw:>5.2f}x / {sc / pc:>4.2f}x | styled <= {two:.0f}x plain: "
+          f"{'yes' if sw / pw <= two else 'NO'} / {'yes' if sc / pc <= two else 'NO'}")
     print(f"  arena-rank: import {theirs['import']:.2f}, read_json {theirs['load']:.2f}, features "
           f"{theirs['features']:.2f}, dataset build {theirs['build']:.2f}, fit {theirs['fit']:.2f}, sandwich "
           f"{theirs['sandwich']:.2f} s; max |difference| (its default tolerances): rating {dr:.3f} points, "
@@ -528,13 +541,14 @@ def stylejsonl_part(cache: Path, n: int, memory_10m: bool) -> None:
         big = make_fastchat_files(10_000_000, cache, formats=("jsonl",))["jsonl"]
         _read_through(big)
         args = ["--input", str(big), "--all-votes", "--output", str(cache / "big.json")]
-        bw, bm = run_process(FIT_CHILD, *args[:3], "--style-control", *args[3:])
-        qw, qm = run_process(FIT_CHILD, *args[:3], "--ci", "sandwich", *args[3:])
+        (bw, bm), bc = _with_cpu(run_process, FIT_CHILD, *args[:3], "--style-control", *args[3:])
+        (qw, qm), qc = _with_cpu(run_process, FIT_CHILD, *args[:3], "--ci", "sandwich", *args[3:])
         size = big.stat().st_size
-        print(f"{10_000_000:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {bw:>6.2f} | {bm:>7.0f} | "
-              f"      | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): {'yes' if bm < MEMORY_TARGET_MB else 'NO'}")
+        print(f"{10_000_000:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {bw:>6.2f} | {bc:>6.2f} | "
+              f"{bm:>7.0f} |                  | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): "
+              f"{'yes' if bm < MEMORY_TARGET_MB else 'NO'}")
         print(f"{10_000_000:>9} | {size / 1e6:>7.0f} | {'arena fit --ci sandwich (plain)':<36} | {qw:>6.2f} | "
-              f"{qm:>7.0f} | {bw / qw:>4.2f}x |")
+              f"{qc:>6.2f} | {qm:>7.0f} | {bw / qw:>5.2f}x / {bc / qc:>4.2f}x |")
     print(f"  {load_note()} at the end")
 
 
