@@ -265,7 +265,9 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
     if format_of(Path(input_path))[0] == "csv" and features:
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet (or --style-features none with --covariate)")
-    with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates]) as scan:
+    # times=False: the styled fit needs no battle times (a date filter still reads them)
+    with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates],
+                      times=False) as scan:
         _echo_scan(scan, filters.official)
         battles = scan.battles()
         styles = contextual_columns(scan, features, [c.name for c in covariates])
@@ -467,7 +469,7 @@ def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed,
     if rep.usable == 0:
         raise UserError(f"{input_path}: no battle has usable conv_metadata for {', '.join(styles.features)}")
     table = fit_styled_table(battles, styles, reweight=reweight, ci=ci_kind, bootstrap=bootstrap, seed=seed,
-                             anchor=_parse_anchor(anchor), init=init_rating)
+                             anchor=_parse_anchor(anchor), init=init_rating, consume=True)
     out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in table.rows]
     style = [{k: c[k] for k in STYLE_COLUMNS} for c in table.style]
     doc = {"rows": out_rows, "style": style, "method": table.method}

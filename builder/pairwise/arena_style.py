@@ -36,7 +36,7 @@ import numpy as np
 
 from builder.pairwise.battles import Battles
 from builder.pairwise.bootstrap import point_ranks, ranks_with_uncertainty
-from builder.pairwise.bt import INIT
+from builder.pairwise.bt import INIT, count_pairs, one_blas_thread
 from builder.pairwise.style import StyleColumns
 from builder.pairwise.styled import (
     HESSIAN_REG,
@@ -84,22 +84,30 @@ def fit_styled_table(
     reg: float = REG,
     on_unidentifiable: Literal["raise", "drop"] = "raise",
     init: float = INIT,
+    consume: bool = False,
 ) -> StyledTable:
     """Style-controlled ratings of the battles with usable metadata.
 
     Intervals: the sandwich (``ci="sandwich"``), or ``bootstrap`` rounds seeded by ``seed``
     (``ci="bootstrap"``; none when 0). ``rank_ub`` uses whichever is shown. ``init``: the
-    rating shown for a log-odds rating of 0 (each component's mean).
+    rating shown for a log-odds rating of 0 (each component's mean). ``consume``: the caller
+    no longer needs ``styles.raw``, which may then be standardised in place (no copy of the
+    feature matrix when every battle is usable).
     """
-    use = np.flatnonzero(styles.usable)
-    ds = build_style_dataset(battles.models, battles.model_a[use], battles.model_b[use], battles.outcome[use],
-                             styles.raw[use], styles.features, reweight=reweight, overwrite=True)
-    fit = fit_styled_bt(ds, reg=reg, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
+    if bool(styles.usable.all()):  # every battle: the arrays as they are, no copy
+        a, b, o, raw, overwrite = battles.model_a, battles.model_b, battles.outcome, styles.raw, consume
+    else:
+        use = np.flatnonzero(styles.usable)
+        a, b, o, raw, overwrite = (battles.model_a[use], battles.model_b[use], battles.outcome[use],
+                                   styles.raw[use], True)
+    ds = build_style_dataset(battles.models, a, b, o, raw, styles.features, reweight=reweight, overwrite=overwrite)
     intervals: StyledIntervals | None = None
-    if ci == "sandwich":
-        intervals = sandwich_styled(ds, fit)
-    elif bootstrap > 0:
-        intervals = bootstrap_styled(ds, fit, bootstrap, seed)
+    with one_blas_thread():  # systems of models + features unknowns: a BLAS pool only spins
+        fit = fit_styled_bt(ds, reg=reg, anchor=anchor, on_unidentifiable=on_unidentifiable, init=init)
+        if ci == "sandwich":
+            intervals = sandwich_styled(ds, fit)
+        elif bootstrap > 0:
+            intervals = bootstrap_styled(ds, fit, bootstrap, seed)
     rating = fit.ratings
     if intervals is None:
         lower = upper = median = rating
@@ -108,11 +116,8 @@ def fit_styled_table(
     rated = np.isfinite(rating)
     rank = point_ranks(rating, fit.component)
     rank_ub = ranks_with_uncertainty(lower, upper, fit.component, rated)
-    n = len(battles.models)
-    played = np.bincount(ds.a, minlength=n) + np.bincount(ds.b, minlength=n)
-    o = ds.outcome
-    wins = np.bincount(ds.a[o == 0], minlength=n) + np.bincount(ds.b[o == 1], minlength=n)
-    ties = np.bincount(ds.a[o >= 2], minlength=n) + np.bincount(ds.b[o >= 2], minlength=n)
+    # Per model from the pair counts (chunked over the battles): no per-battle temporaries.
+    played, wins, ties = count_pairs(Battles(ds.models, ds.a, ds.b, ds.outcome, None, battles.report)).per_model()
     rows = []
     for k in np.flatnonzero(rated):
         rows.append({

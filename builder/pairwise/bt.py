@@ -88,7 +88,7 @@ class PairCounts:
 
 
 
-_COUNT_CHUNK = 1 << 20  # battles per bincount pass: bounds the int64 temporaries to ~40 MB
+_COUNT_CHUNK = 1 << 18  # battles per bincount pass: bounds the int64 temporaries to ~10 MB
 _DENSE_CELLS = 1 << 22  # up to this many (pair, outcome) cells (about 1,180 models) count densely
 
 

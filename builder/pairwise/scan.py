@@ -20,7 +20,10 @@ spill folder, so a dump larger than memory is counted out of core):
      for a scan opened with ``times=False``, which only counts: the time is not read);
    - ``f``: the first filter that removes the row, in the fixed order anony, dedup,
      language, min_date, max_date, min_turn (``FILTER_STATUS``), 0 for none;
-   - requested feature columns (``FeatureSpec``).
+   - requested feature columns (``FeatureSpec``): for Parquet and CSV the value and its
+     quality; for JSON the value's JSON text, decoded after the scan once per distinct text
+     (``_feature_text``). A top-level JSON column that features read only through nested
+     keys (``conv_metadata``) is read as a STRUCT of those keys, so each record is parsed once.
 
 2. **Reductions**, each one SQL query over ``scan``:
 
@@ -44,6 +47,7 @@ Lines and CSV, record for JSON arrays).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import gzip
@@ -97,6 +101,9 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
+_READ_BACK_ROWS = 65_536  # rows per batch when a scan table is read back into per-battle arrays
+_READ_BACK_SETTINGS = ("48MB", "8MB")  # DuckDB's memory limit and allocator flush threshold meanwhile
+_DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +300,27 @@ def _wanted(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool
     return list(dict.fromkeys(want))
 
 
+def _typed_heads(filters: BattleFilters, features: Sequence[FeatureSpec], times: bool) -> dict[str, str]:
+    """Top-level JSON columns read as ``STRUCT("key" JSON, ...)``: those that features read only
+    through nested keys (``conv_metadata`` -> ``sum_assistant_a_tokens``, ...), so the reader
+    parses each record once and hands over just those members, each as its own JSON text,
+    instead of the whole object being re-parsed per key and row. A record whose column is not
+    an object (or repeats a key) makes DuckDB refuse the typed read; the scan is then redone
+    with the column as JSON (``_create_scan``), which gives the same results."""
+    nested = [f for f in features if f.sql is None and len(f.path) > 1]
+    others = set(_wanted(filters, [f for f in features if f not in nested], times))
+    members: dict[str, list[str]] = {}
+    for f in nested:
+        if f.path[0] not in others:
+            keys = members.setdefault(f.path[0], [])
+            if f.path[1] not in keys:
+                keys.append(f.path[1])
+    # DuckDB matches struct member names without regard to case: two keys that differ only
+    # in case stay JSON.
+    return {head: "STRUCT(" + ", ".join(f"{_ident(k)} JSON" for k in keys) + ")"
+            for head, keys in members.items() if len({k.lower() for k in keys}) == len(keys)}
+
+
 @dataclass(frozen=True, slots=True)
 class _Source:
     """How to read one file: the table function and, per column, the SQL that cleans it."""
@@ -301,12 +329,14 @@ class _Source:
     kind: Format
     relation: str  # FROM clause
     present: frozenset[str]  # columns the file has (first record, header or schema)
-    types: Mapping[str, str]  # DuckDB type of each present column (parquet/arrow)
+    types: Mapping[str, str]  # DuckDB type of each present column (parquet/arrow; JSON: the typed heads)
     where: str  # how to say where the columns were looked for
 
 
 def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
-            features: Sequence[FeatureSpec], times: bool = True) -> _Source:
+            features: Sequence[FeatureSpec], times: bool = True, typed_json: bool = True) -> _Source:
+    """How to read ``path``. ``typed_json``: in a JSON file, a column that only features read
+    nested keys of (``conv_metadata``) is read as a STRUCT of those keys (``_typed_heads``)."""
     kind, compression = format_of(path)
     comp = f", compression={_sql_str(compression)}" if compression else ""
     p = _sql_str(str(path))
@@ -321,9 +351,11 @@ def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
         if jtype != "OBJECT":
             raise UserError(f"{path}: record 1: a battle must be a JSON object, found {jtype.lower()}")
         present = frozenset(keys)
-        cols = ", ".join(f"{_ident(c)}: 'JSON'" for c in want if c in present) or "model_a: 'JSON'"
+        typed = _typed_heads(filters, features, times) if typed_json else {}
+        cols = ", ".join(f"{_ident(c)}: {_sql_str(typed.get(c, 'JSON'))}" for c in want if c in present
+                         ) or "model_a: 'JSON'"
         rel = (f"read_json({p}, format={_sql_str(fmt)}, records='true', columns={{{cols}}}{comp})")
-        return _Source(path, kind, rel, present, {}, "record 1")
+        return _Source(path, kind, rel, present, {c: t for c, t in typed.items() if c in present}, "record 1")
     if kind == "csv":
         header = _csv_header(path, compression)
         if header is None:
@@ -539,17 +571,61 @@ def _covariate_sql(src: _Source, spec: FeatureSpec) -> tuple[str, str]:
         j = head if kind == "JSON" and src.kind in ("json", "jsonl") else f"TRY_CAST({head} AS JSON)"
         tail = "".join(f".{_json_key(k)}" for k in spec.path[1:])
         x = f"json_extract({j}, '${tail}')" if tail else j
-        t = f"json_type({x})"
-        v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
-             f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
-        return v, _quality([(f"{x} IS NULL OR {t} = 'NULL'", FEATURE_MISSING),
-                            (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)])
+        v, checks = _json_covariate(x)
+        return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), *checks])
     x = head + "".join(f"[{_sql_str(k)}]" for k in spec.path[1:])
     if len(spec.path) > 1 and _nested_type(kind, spec.path[1:]) is None:
         return "NULL::DOUBLE", str(FEATURE_MISSING)
     v = f"TRY_CAST({x} AS DOUBLE)"
     return v, _quality([(f"{x} IS NULL", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})",
                                                             FEATURE_NON_NUMERIC)])
+
+
+def _json_covariate(x: str) -> tuple[str, list[tuple[str, int]]]:
+    """(value, quality checks) of a covariate's JSON value ``x`` (a DuckDB JSON expression, never SQL NULL here)."""
+    t = f"json_type({x})"
+    v = (f"CASE WHEN {t} = 'BOOLEAN' THEN CASE WHEN CAST({x} AS VARCHAR) = 'true' THEN 1.0 ELSE 0.0 END "
+         f"WHEN {t} IN {_NUMERIC_JSON} THEN TRY_CAST({x} AS DOUBLE) END")
+    return v, [(f"{t} = 'NULL'", FEATURE_MISSING), (f"{v} IS NULL OR NOT isfinite({v})", FEATURE_NON_NUMERIC)]
+
+
+_LOOK_UP = -1
+"Scan quality of a feature read as JSON text (``_feature_text``): decided by the text, once per distinct text."
+
+
+def _feature_text(src: _Source, spec: FeatureSpec) -> tuple[str, str] | None:
+    """(text, quality) SQL of a feature read from a JSON file, None for other files and SQL covariates.
+
+    Per row the scan keeps only the JSON text of the value (NULL where absent) and what is
+    known without reading it: ``FEATURE_NO_OBJECT`` (a nested count whose top-level object is
+    missing), ``FEATURE_MISSING`` (no value), else ``_LOOK_UP``. The text is decoded after the
+    scan once per distinct text (``_text_decoder``), by the same rules as ``_feature_sql`` and
+    ``_covariate_sql``: counts and flags repeat across battles, and a JSON parse per row and
+    key was most of the scan's time.
+    """
+    if src.kind not in ("json", "jsonl") or spec.sql is not None:
+        return None
+    head = _col(src, spec.path[0])
+    no_object_kind = FEATURE_NO_OBJECT if len(spec.path) > 1 and not spec.covariate else None
+    if head is None:
+        return "NULL::VARCHAR", str(FEATURE_MISSING if no_object_kind is None else no_object_kind)
+    if src.types.get(spec.path[0], "JSON").startswith("STRUCT"):  # read as a struct of JSON members
+        value, rest, no_object = f"{head}[{_sql_str(spec.path[1])}]", spec.path[2:], f"{head} IS NULL"
+    else:
+        value, rest, no_object = head, spec.path[1:], f"{head} IS NULL OR json_type({head}) <> 'OBJECT'"
+    if rest:
+        value = f"json_extract({value}, '${''.join(f'.{_json_key(k)}' for k in rest)}')"
+    checks = [(no_object, no_object_kind)] if no_object_kind is not None else []
+    checks.append((f"{value} IS NULL", FEATURE_MISSING))
+    quality = "CASE " + " ".join(f"WHEN {c} THEN {q}" for c, q in checks) + f" ELSE {_LOOK_UP} END"
+    return f"CAST({value} AS VARCHAR)", quality
+
+
+def _text_decoder(spec: FeatureSpec, text: str) -> tuple[str, str]:
+    """(value, quality) SQL of a feature from its JSON text ``text`` (VARCHAR, not NULL)."""
+    x = f"CAST({text} AS JSON)"
+    value, checks = _json_covariate(x) if spec.covariate else _json_count(x)
+    return value, _quality(checks)
 
 
 def _json_key(key: str) -> str:
@@ -650,6 +726,10 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
              f"{_number(src, 'tstamp') if times or dated else 'NULL::DOUBLE'} AS _mb_t", "*"]
     outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", f"{'_mb_t' if times else 'NULL::DOUBLE'} AS t", f"{fate} AS f"]
     for k, spec in enumerate(features):
+        text = _feature_text(src, spec)
+        if text is not None:  # decoded once per distinct text (BattleScan.features)
+            outer += [f"{text[0]} AS m{k}", f"CAST({text[1]} AS TINYINT) AS q{k}"]
+            continue
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
     if filters.voter_column is not None:
@@ -869,6 +949,8 @@ class BattleScan:
         self.path = src.path
         self.has_tstamp = times and "tstamp" in src.present
         self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
+        self._is_view = bool(con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'scan'"
+                                         ).fetchall()[0][0])  # a Parquet file read through a view
         self.source_name = src.path.name if src.path is not None else "<memory>"
         self._extra_filters: list[str] = []
         self.voter_test: VoterTest | None = None
@@ -1034,17 +1116,26 @@ class BattleScan:
         return ca, cb, o, keep
 
     def battles(self) -> Battles:
-        """The kept battles, int-coded, in file order (for online Elo and history)."""
-        cols = self._fetch(f"SELECT {self._CODED}, coalesce(t, 'NaN'::DOUBLE) AS t FROM scan WHERE f = 0", "numpy")
-        ca, cb, o, keep = self._decode_rows(np.asarray(cols["ea"]), np.asarray(cols["eb"]), np.asarray(cols["ew"]))
-        return Battles(
-            models=self.models,
-            model_a=ca[keep].astype(np.int32),
-            model_b=cb[keep].astype(np.int32),
-            outcome=o[keep].astype(np.int8),
-            tstamp=np.ascontiguousarray(np.asarray(cols["t"], dtype=np.float64)[keep]) if self.has_tstamp else None,
-            report=self.report,
-        )
+        """The kept battles, int-coded, in file order (for online Elo, history and the styled fit).
+
+        Read in batches into arrays of the kept battles' size (9 bytes a battle, 17 with
+        times), so memory never holds the query's whole result besides them."""
+        n = self.report.rows_kept
+        a, b = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+        o = np.empty(n, dtype=np.int8)
+        t = np.empty(n) if self.has_tstamp else None
+        times = ", coalesce(t, 'NaN'::DOUBLE) AS t" if t is not None else ""
+        at = 0
+        for cols in self._numpy_batches(f"{self._CODED}{times}", whole_view=True):
+            ca, cb, co, keep = self._decode_rows(cols["ea"], cols["eb"], cols["ew"])
+            m = int(keep.sum())
+            a[at:at + m], b[at:at + m], o[at:at + m] = ca[keep], cb[keep], co[keep]
+            if t is not None:
+                t[at:at + m] = cols["t"][keep]
+            at += m
+        if at != n:
+            raise RuntimeError(f"battles cover {at} rows, the scan kept {n}")
+        return Battles(models=self.models, model_a=a, model_b=b, outcome=o, tstamp=t, report=self.report)
 
     def period_counts(self, period: Period) -> PeriodCounts:
         """Dated kept battles per time bucket, pair and outcome cell, in one grouped query."""
@@ -1089,10 +1180,8 @@ class BattleScan:
         )
 
     def features(self) -> dict[str, FeatureColumn]:
-        """The requested feature columns for the kept battles, in ``battles()`` order.
-
-        One query, streamed in record batches into arrays of the kept battles' size, so
-        memory holds the result and one batch, not the whole query result besides."""
+        """The requested feature columns for the kept battles, in ``battles()`` order
+        (``feature_batches`` gathered into one array per feature)."""
         out: dict[str, FeatureColumn] = {}
         k = len(self.features_spec)
         if not k:
@@ -1101,37 +1190,133 @@ class BattleScan:
         values = np.empty((k, n))
         quality = np.empty((k, n), dtype=np.int8)
         first: list[int | None] = [None] * k
-        sel = ", ".join(f"coalesce(f{j}, 'NaN'::DOUBLE) AS f{j}, q{j}" for j in range(k))
-        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
         at = 0
-        try:
-            reader = self._con.sql(f"SELECT {coded}{self._pos} AS pos, {sel} FROM scan WHERE f = 0"
-                                   ).to_arrow_reader(_BATCH_ROWS)
-            for batch in reader:
-                def col(name: str, b: pa.RecordBatch = batch) -> np.ndarray:
-                    return _numpy_of(b.column(name))
-
-                if coded:
-                    keep = self._decode_rows(col("ea"), col("eb"), col("ew"))[3]
-                else:
-                    keep = np.ones(batch.num_rows, dtype=bool)
-                m = int(keep.sum())
-                pos = col("pos")[keep]
-                for j in range(k):
-                    q = col(f"q{j}")[keep]
-                    quality[j, at:at + m] = q
-                    values[j, at:at + m] = col(f"f{j}")[keep]
-                    if first[j] is None:
-                        bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
-                        first[j] = int(pos[bad[0]]) + 1 if bad.size else None
-                at += m
-        except duckdb.Error as exc:
-            raise _user_error(self.path, exc) from None
+        for pos, cols in self.feature_batches():
+            m = pos.size
+            for j, (v, q) in enumerate(cols):
+                values[j, at:at + m] = v
+                quality[j, at:at + m] = q
+                if first[j] is None:
+                    bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
+                    first[j] = int(pos[bad[0]]) + 1 if bad.size else None
+            at += m
         if at != n:
             raise RuntimeError(f"feature columns cover {at} battles, the scan kept {n}")
-        values[quality != FEATURE_OK] = np.nan
         for j, spec in enumerate(self.features_spec):
             out[spec.name] = FeatureColumn(spec.name, values[j], quality[j], first[j])
+        return out
+
+    def feature_batches(self) -> Iterator[tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+        """The requested features of the kept battles in ``battles()`` order, streamed in
+        batches of about ``_BATCH_ROWS`` battles: ``(pos, [(values, quality), ...])``, ``pos``
+        the 0-based record of each battle in the file (int64), then per feature spec its
+        float64 values (NaN where the quality is not ``FEATURE_OK``) and int8 quality codes.
+
+        One query over the scan; a caller that folds the batches into what it needs holds one
+        batch of every feature, not a whole column of each."""
+        k = len(self.features_spec)
+        if not k:
+            return
+        with contextlib.nullcontext() if self._is_view else self._reading_back():
+            yield from self._feature_batches(k)
+
+    def _feature_batches(self, k: int) -> Iterator[tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+        sel = []
+        tables: list[tuple[np.ndarray, np.ndarray] | None] = []
+        for j, (spec, table) in enumerate(zip(self.features_spec, self._text_tables(), strict=True)):
+            tables.append(table if isinstance(table, tuple) else None)
+            if isinstance(table, tuple):  # the text's code; value and quality looked up per distinct text
+                code = f"CAST(enum_code(CAST(m{j} AS _mb_text{j})) AS INTEGER)" if table[0].size else "NULL"
+                sel.append(f"q{j} AS c{j}, coalesce({code}, -1) AS e{j}")
+            elif table == "rows":  # too many distinct texts for a table: decoded per row
+                value, quality = _text_decoder(spec, f"m{j}")
+                sel.append(f"coalesce(CASE WHEN q{j} = {_LOOK_UP} THEN {value} END, 'NaN'::DOUBLE) AS v{j}, "
+                           f"CAST(CASE WHEN q{j} = {_LOOK_UP} THEN {quality} ELSE q{j} END AS TINYINT) AS c{j}")
+            else:
+                sel.append(f"coalesce(f{j}, 'NaN'::DOUBLE) AS v{j}, q{j} AS c{j}")
+        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
+        for batch in self._numpy_batches(f"{coded}{self._pos} AS pos, {', '.join(sel)}"):
+            keep: np.ndarray | slice = slice(None)
+            if coded:
+                keep = self._decode_rows(batch["ea"], batch["eb"], batch["ew"])[3]
+            cols = []
+            for j in range(k):
+                q = batch[f"c{j}"][keep].astype(np.int8)
+                table = tables[j]
+                if table is None:
+                    v = batch[f"v{j}"][keep].astype(np.float64)
+                else:
+                    look = q == _LOOK_UP
+                    code = batch[f"e{j}"][keep][look]
+                    v = np.full(q.shape, np.nan)
+                    v[look] = table[0][code]
+                    q[look] = table[1][code]
+                v[q != FEATURE_OK] = np.nan
+                cols.append((v, q))
+            yield np.asarray(batch["pos"][keep], dtype=np.int64), cols
+
+    def _numpy_batches(self, select: str, whole_view: bool = False) -> Iterator[dict[str, np.ndarray]]:
+        """``SELECT {select} FROM scan WHERE f = 0`` in file order, as numpy columns, in batches:
+        ranges of ``rowid`` over a scan table (DuckDB skips the other row groups), record
+        batches through Arrow over a Parquet view (``whole_view``: one batch, no Arrow)."""
+        try:
+            if not self._is_view:
+                with self._reading_back():
+                    for start in range(0, self.report.rows_read, _READ_BACK_ROWS):
+                        res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0 AND rowid >= {start} "
+                                                f"AND rowid < {start + _READ_BACK_ROWS}").fetchnumpy()
+                        yield {name: np.asarray(v) for name, v in res.items()}
+                return
+            if whole_view:
+                res = self._con.execute(f"SELECT {select} FROM scan WHERE f = 0").fetchnumpy()
+                yield {name: np.asarray(v) for name, v in res.items()}
+                return
+            for batch in self._con.sql(f"SELECT {select} FROM scan WHERE f = 0").to_arrow_reader(_BATCH_ROWS):
+                yield {name: _numpy_of(batch.column(name)) for name in batch.schema.names}
+        except duckdb.Error as exc:
+            raise _user_error(self.path, exc) from None
+
+    @contextmanager
+    def _reading_back(self) -> Iterator[None]:
+        """While the scan table is read back into the caller's per-battle arrays, DuckDB needs
+        little memory: under a small limit (and flushing its allocator) it drops the blocks
+        the scan left cached, which would otherwise sit beside those arrays."""
+        names = ("memory_limit", "allocator_flush_threshold")
+        before = self._fetch("SELECT " + ", ".join(f"current_setting('{k}')" for k in names), "one")
+        for name, value in zip(names, _READ_BACK_SETTINGS, strict=True):
+            self._q(f"SET {name} = {_sql_str(value)}")
+        try:
+            yield
+        finally:
+            for name, value in zip(names, before, strict=True):
+                self._con.execute(f"SET {name} = {_sql_str(str(value))}")
+
+    def _text_tables(self) -> list[tuple[np.ndarray, np.ndarray] | str | None]:
+        """Per feature spec read as JSON text (``_feature_text``): (value, quality) of each
+        distinct text of the kept battles, indexed by the text's code in the ENUM type
+        ``_mb_text{j}``, or ``"rows"`` past ``_DISTINCT_TEXTS`` distinct texts; None for a
+        spec read as a value."""
+        out: list[tuple[np.ndarray, np.ndarray] | str | None] = [None] * len(self.features_spec)
+        text = [j for j, spec in enumerate(self.features_spec) if _feature_text(self._src, spec) is not None]
+        if not text:
+            return out
+        seen = self._fetch("SELECT " + ", ".join(f"approx_count_distinct(m{j}) FILTER (WHERE q{j} = {_LOOK_UP})"
+                                                 for j in text) + " FROM scan WHERE f = 0", "one")
+        for j, distinct in zip(text, seen, strict=True):
+            self._q(f"DROP TYPE IF EXISTS _mb_text{j}")
+            if distinct > _DISTINCT_TEXTS:
+                out[j] = "rows"
+                continue
+            if not distinct:
+                out[j] = (np.empty(0), np.empty(0, dtype=np.int8))
+                continue
+            self._q(f"CREATE TYPE _mb_text{j} AS ENUM (SELECT DISTINCT m{j} FROM scan "
+                    f"WHERE f = 0 AND q{j} = {_LOOK_UP})")
+            value, quality = _text_decoder(self.features_spec[j], "m")
+            res = self._fetch(f"SELECT coalesce({value}, 'NaN'::DOUBLE) AS v, CAST({quality} AS TINYINT) AS q "
+                              f"FROM (SELECT unnest(r) AS m, generate_subscripts(r, 1) AS i FROM "
+                              f"(SELECT enum_range(NULL::_mb_text{j}) AS r)) ORDER BY i", "numpy")
+            out[j] = (np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8))
         return out
 
     def locate(self, record: int) -> str:
@@ -1293,13 +1478,33 @@ def scan_battles(
         raise UserError(f"{path}: battles file not found")
     parquet = bool(path.suffixes) and path.suffixes[-1].lower() in (".parquet", ".pq")  # read through a view
     with connect(settings, in_memory=True) if parquet else connect(settings) as con:
+        asked = filters
         src = _source(con, path, filters, features, times)
         filters = filters.resolve(src.present)
         _check_columns(src, filters)
         sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
-        _run(con, path, sql, params)
+        if not _typed_scan(con, path, src, sql, params):
+            src = _source(con, path, asked, features, times, typed_json=False)
+            sql, params = _scan_sql(src, filters, features, *_bounds(filters), times=times)
+            _run(con, path, sql, params)
         _cap_voters(con, path, filters)
         yield BattleScan(con, src, filters, features, times)
+
+
+def _typed_scan(con: duckdb.DuckDBPyConnection, path: Path, src: _Source, sql: str, params: dict[str, Any]) -> bool:
+    """Run the scan; False when a JSON file's typed read (``_typed_heads``) failed and the scan
+    must be redone with every column as JSON (a typed column that is not an object in some
+    record, a repeated key, or any other error, which the plain read then reports as usual)."""
+    if not (src.kind in ("json", "jsonl") and src.types):
+        _run(con, path, sql, params)
+        return True
+    try:
+        con.execute(sql, dict(params)) if params else con.execute(sql)
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException) as exc:
+        raise _user_error(path, exc) from None
+    except duckdb.Error:
+        return False
+    return True
 
 
 @contextmanager

@@ -37,6 +37,7 @@ import numpy as np
 
 from builder.errors import UserError
 from builder.pairwise.scan import (
+    FEATURE_MALFORMED,
     FEATURE_MISSING,
     FEATURE_NEGATIVE,
     FEATURE_NO_OBJECT,
@@ -198,29 +199,59 @@ def contextual_columns(scan: BattleScan, features: Sequence[str], covariates: Se
     ``style_columns``) then each covariate's value as it is (a scan opened with
     ``style_feature_specs(features)`` and the covariates' ``scan.covariate_spec``s). A battle
     without a covariate value counts as incomplete, a non-numeric one as malformed; the fit
-    standardises every column alike."""
-    cols = scan.features()
-    base = style_columns_from(cols, features, scan.source_name, scan.locate) if features else None
+    standardises every column alike.
+
+    The scan's feature batches are folded straight into the (battles, columns) matrix, so
+    memory holds that matrix and one batch, not a float64 column per side and feature."""
+    index = {spec.name: j for j, spec in enumerate(scan.features_spec)}
     n = scan.report.rows_kept
-    raw = [base.raw] if base is not None else []
-    status = base.status.copy() if base is not None else np.zeros(n, dtype=np.int8)
-    where = base.report.first_malformed if base is not None else None
-    for name in covariates:
-        col = cols[name]
-        np.maximum(status, _KIND_OF_QUALITY[col.quality], out=status)
-        raw.append(np.where(col.quality == FEATURE_OK, col.values, 0.0)[:, None])
-        if where is None and col.first_malformed is not None:
-            where = f"{scan.source_name}: {scan.locate(col.first_malformed)} (covariate {name} not a number)"
     names = (*features, *covariates)
-    matrix = np.hstack(raw) if raw else np.zeros((n, 0))
-    matrix[status != 0] = 0.0
+    matrix = np.zeros((n, len(names)))
+    status = np.zeros(n, dtype=np.int8)
+    style_first: tuple[int, int] | None = None  # (record, kind) of the first battle with a malformed count
+    cov_first: dict[str, int] = {}  # covariate -> record of its first non-numeric value
+    malformed = STYLE_ROW_KINDS.index(MALFORMED_KINDS[0])
+    at = 0
+    for pos, cols in scan.feature_batches():
+        m = pos.size
+        rows = slice(at, at + m)
+        st = status[rows]
+        for j, feature in enumerate(features):
+            (va, qa), (vb, qb) = cols[index[f"{feature}_a"]], cols[index[f"{feature}_b"]]
+            np.maximum(st, np.maximum(_KIND_OF_QUALITY[qa], _KIND_OF_QUALITY[qb]), out=st)
+            matrix[rows, j] = relative_differences(va, vb)
+        if style_first is None:
+            bad = np.flatnonzero(st >= malformed)
+            if bad.size:
+                style_first = int(pos[bad[0]]) + 1, int(st[bad[0]])
+        for j, name in enumerate(covariates, start=len(features)):
+            v, q = cols[index[name]]
+            np.maximum(st, _KIND_OF_QUALITY[q], out=st)
+            matrix[rows, j] = np.where(q == FEATURE_OK, v, 0.0)
+            if name not in cov_first:
+                bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
+                if bad.size:
+                    cov_first[name] = int(pos[bad[0]]) + 1
+        matrix[rows][st != 0] = 0.0
+        at += m
+    if at != n:
+        raise RuntimeError(f"style columns cover {at} battles, the scan kept {n}")
+    where: str | None = None
+    if style_first is not None:
+        kind = STYLE_ROW_KINDS[style_first[1]].replace("_", " ")
+        where = f"{scan.source_name}: {scan.locate(style_first[0])} ({kind})"
+    else:
+        for name in covariates:  # the first covariate (in order) with a non-numeric value
+            if name in cov_first:
+                where = f"{scan.source_name}: {scan.locate(cov_first[name])} (covariate {name} not a number)"
+                break
     return StyleColumns(names, matrix, status, StyleReport(names, count_status(status), where))
 
 
 def style_columns(scan: BattleScan, features: Sequence[str]) -> StyleColumns:
     """Style columns of the kept battles of a scan opened with ``style_feature_specs(features)``,
     aligned with ``scan.battles()``."""
-    return style_columns_from(scan.features(), features, scan.source_name, scan.locate)
+    return contextual_columns(scan, features, ())
 
 
 __all__ = [

@@ -79,7 +79,8 @@ class StyleDataset:
 
     ``a``/``b`` int32 codes into ``models``; ``outcome`` int8 codes of ``battles.OUTCOMES``;
     ``features`` (n, k) float64, standardised (``mean``/``std`` shape (k,) are what was
-    removed); ``weights`` float64, ones or inverse-frequency weights with mean 1.
+    removed); ``weights`` float64, ones (a read-only broadcast of 1.0) or inverse-frequency
+    weights with mean 1.
     """
 
     models: tuple[str, ...]
@@ -139,13 +140,13 @@ def build_style_dataset(
     if raw_features.ndim != 2 or raw_features.shape[0] != a.shape[0]:
         raise ValueError("raw_features must have shape (n_battles, k)")
     z = raw_features if overwrite and raw_features.flags.c_contiguous else raw_features.copy()
-    mean = z.mean(axis=0)
-    std = z.std(axis=0)
+    mean, std = _column_moments(z)
     std = np.where(std == 0, 1.0, std)
     z -= mean
     z /= std
     n_models = len(models)
-    w = inverse_frequency_weights(a, b, n_models, min_pair) if reweight else np.ones(a.shape[0])
+    # Unit weights as one value seen n times (a read-only stride-0 view): no array per battle.
+    w = inverse_frequency_weights(a, b, n_models, min_pair) if reweight else np.broadcast_to(1.0, a.shape)
     return StyleDataset(
         models=tuple(models),
         a=np.ascontiguousarray(a, dtype=np.int32),
@@ -158,6 +159,29 @@ def build_style_dataset(
         std=std,
         reweighted=reweight,
     )
+
+
+_MOMENT_ROWS = 1 << 18  # rows per block of _column_moments
+
+
+def _column_moments(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(z.mean(axis=0), z.std(axis=0))`` of a C-contiguous (n, k) array, the same numbers,
+    without numpy's (n, k) temporary of deviations: numpy sums a C array over axis 0 row
+    after row, so blocks of rows summed onto the running total (as its first row) add in
+    the same order."""
+    n = z.shape[0]
+    if n == 0:
+        return z.mean(axis=0), z.std(axis=0)
+    total = np.zeros(z.shape[1])
+    for s in range(0, n, _MOMENT_ROWS):
+        total = np.sum(np.vstack([total[None, :], z[s:s + _MOMENT_ROWS]]), axis=0)
+    mean = total / n
+    squares = np.zeros(z.shape[1])
+    for s in range(0, n, _MOMENT_ROWS):
+        d = z[s:s + _MOMENT_ROWS] - mean
+        np.multiply(d, d, out=d)
+        squares = np.sum(np.vstack([squares[None, :], d]), axis=0)
+    return mean, np.sqrt(squares / n)
 
 
 # --------------------------------------------------------------------------- compiled pass
@@ -405,7 +429,8 @@ def fit_styled_bt(
         component[members] = c
     if anchor is not None:
         ratings = _apply_anchor(ds.models, ratings, component, anchor)
-    fitted = int(np.count_nonzero((pr.local[ds.a] >= 0) & (pr.local[ds.b] >= 0)))
+    both = (pr.local[counts.i] >= 0) & (pr.local[counts.j] >= 0)
+    fitted = int(counts.totals()[both].sum())
     return StyledFit(
         models=ds.models,
         ratings=ratings,

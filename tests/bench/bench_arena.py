@@ -1,7 +1,8 @@
 """Benchmark: the seed's Arena method against ``builder.pairwise``, and the battles reader
 against the read floor, on the same battles.
 
-    python tests/bench/bench_arena.py [--parts seed,floor,steady,style,style6] [--sizes 100000,1000000] [--with-3m]
+    python tests/bench/bench_arena.py [--parts seed,floor,steady,style,style6,stylejsonl] [--sizes 100000,1000000]
+        [--with-3m]
         [--seed-rounds 2] [--floor-sizes 1000000,3000000] [--memory-10m] [--cache DIR] [--reps 3] [--quick]
         [--style-sizes 1000000,3000000]
 
@@ -52,6 +53,12 @@ It prints both wall times and their ratio, the in-process ratio (our fit + sandw
 its dataset build + fit + sandwich), the largest rating / beta differences, and the peak
 memory (VmHWM) of our whole process at ``--style-sizes`` (default 1M and 3M; arena-rank at
 the first size only).
+
+Part ``stylejsonl`` (issue 36): the read-floor's FastChat battles as JSON Lines (1M; with
+``--memory-10m`` also 10M), whole processes: arena-rank from ``pandas.read_json(lines=True)``,
+``arena fit --style-control`` and the plain ``arena fit --ci sandwich``, every battle
+(``--all-votes``); prints the ratios beside their targets (at least 10x arena-rank, at most
+2x the plain fit) and the 10M styled peak memory beside 600 MB.
 
 Part ``style6`` is the same with six covariates: the four style features and two top-level
 columns (``is_direct``, ``same_org``) as ``--covariate-column``s, arena-rank given all six.
@@ -354,7 +361,7 @@ def child_arena_rank(path: str, extra: bool = False) -> dict:
 
     t_import = time.perf_counter() - t_start
     t0 = time.perf_counter()
-    df = pd.read_parquet(path)
+    df = pd.read_json(path, lines=True) if path.endswith(".jsonl") else pd.read_parquet(path)
     load = time.perf_counter() - t0
     t0 = time.perf_counter()
     meta = df["conv_metadata"]
@@ -473,6 +480,76 @@ def main_style(sizes: list[int], extra: bool = False) -> None:
             if n >= 3_000_000:
                 verdict = "yes" if peak < 1024 else "NO"
                 print(f"  peak memory of the whole process at {n:,} styled battles under 1 GB: {verdict}")
+
+
+def _with_cpu(fn, *args):
+    """(fn(*args), CPU seconds its child processes used: user + system, threads included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = fn(*args)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+STYLE_JSONL_TARGETS = (10.0, 2.0)
+"Part ``stylejsonl``: ours at least 10x arena-rank, and at most 2x our plain fit, whole processes."
+
+
+def stylejsonl_part(cache: Path, n: int, memory_10m: bool) -> None:
+    """Part ``stylejsonl``: FastChat battles with ``conv_metadata`` as JSON Lines (the read-floor
+    files); whole processes, each timed from start to exit with its peak memory (VmHWM):
+    arena-rank (``pandas.read_json(lines=True)``, the four features from the metadata dicts,
+    ``ContextualBradleyTerry`` fit and sandwich), ``arena fit --style-control`` (sandwich) and
+    ``arena fit --ci sandwich`` (the plain fit with the same kind of interval), all on every
+    battle (``--all-votes``, as arena-rank takes them). ``memory_10m``: also 10M battles,
+    both of ours once (peak memory of the styled fit, target under 600 MB with the default
+    512 MB DuckDB limit)."""
+    print(f"\nStyle control from JSON Lines: arena-rank vs arena fit --style-control vs arena fit --ci sandwich, "
+          f"whole processes, {N_MODELS} models; {load_note()} at the start")
+    files = make_fastchat_files(n, cache, formats=("jsonl",))
+    path = files["jsonl"]
+    styled_args = ["--input", str(path), "--all-votes", "--style-control", "--output", str(cache / "styled.json")]
+    plain_args = ["--input", str(path), "--all-votes", "--ci", "sandwich", "--output", str(cache / "plain.json")]
+    _read_through(path)
+    run_process(FIT_CHILD, *styled_args)  # warm the compiled kernels' cache (a fresh clone compiles once)
+    (sw, sm), sc = _with_cpu(run_process, FIT_CHILD, *styled_args)
+    (pw, pm), pc = _with_cpu(run_process, FIT_CHILD, *plain_args)
+    (theirs, tw), tc = _with_cpu(run_timed, "arena-rank", str(path), "0")
+    ours = json.loads((cache / "styled.json").read_text())
+    rating = {r["model"]: r["rating"] for r in ours["rows"]}
+    dr = max(abs(rating[m] - v) for m, v in theirs["ratings"].items() if m in rating)
+    db = max(abs(a["beta"] - b) for a, b in zip(ours["style"], theirs["beta"], strict=False))
+    size = path.stat().st_size
+    # CPU s: user + system time of the whole process (threads included), steadier than the
+    # wall time when other work shares the cores; the ratios are given for both.
+    print(f"{'battles':>9} | {'file MB':>7} | {'process':<36} | {'wall s':>6} | {'CPU s':>6} | {'peak MB':>7} | "
+          "ratio wall / CPU | target")
+    print("-" * 118)
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena-rank (ContextualBradleyTerry)':<36} | {tw:>6.2f} | {tc:>6.2f} | "
+          f"{theirs['peak_mb']:>7.0f} |                  |")
+    ten, two = STYLE_JSONL_TARGETS
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {sw:>6.2f} | {sc:>6.2f} | {sm:>7.0f} | "
+          f"{tw / sw:>5.1f}x / {tc / sc:>5.1f}x | >= {ten:.0f}x arena-rank: {'yes' if tw / sw >= ten else 'NO'} / "
+          f"{'yes' if tc / sc >= ten else 'NO'}")
+    print(f"{n:>9} | {size / 1e6:>7.0f} | {'arena fit --ci sandwich (plain)':<36} | {pw:>6.2f} | {pc:>6.2f} | "
+          f"{pm:>7.0f} | {sw / pw:>5.2f}x / {sc / pc:>4.2f}x | styled <= {two:.0f}x plain: "
+          f"{'yes' if sw / pw <= two else 'NO'} / {'yes' if sc / pc <= two else 'NO'}")
+    print(f"  arena-rank: import {theirs['import']:.2f}, read_json {theirs['load']:.2f}, features "
+          f"{theirs['features']:.2f}, dataset build {theirs['build']:.2f}, fit {theirs['fit']:.2f}, sandwich "
+          f"{theirs['sandwich']:.2f} s; max |difference| (its default tolerances): rating {dr:.3f} points, "
+          f"beta {db:.2e}")
+    if memory_10m:
+        big = make_fastchat_files(10_000_000, cache, formats=("jsonl",))["jsonl"]
+        _read_through(big)
+        args = ["--input", str(big), "--all-votes", "--output", str(cache / "big.json")]
+        (bw, bm), bc = _with_cpu(run_process, FIT_CHILD, *args[:3], "--style-control", *args[3:])
+        (qw, qm), qc = _with_cpu(run_process, FIT_CHILD, *args[:3], "--ci", "sandwich", *args[3:])
+        size = big.stat().st_size
+        print(f"{10_000_000:>9} | {size / 1e6:>7.0f} | {'arena fit --style-control':<36} | {bw:>6.2f} | {bc:>6.2f} | "
+              f"{bm:>7.0f} |                  | peak < {MEMORY_TARGET_MB:.0f} MB (512 MB limit): "
+              f"{'yes' if bm < MEMORY_TARGET_MB else 'NO'}")
+        print(f"{10_000_000:>9} | {size / 1e6:>7.0f} | {'arena fit --ci sandwich (plain)':<36} | {qw:>6.2f} | "
+              f"{qc:>6.2f} | {qm:>7.0f} | {bw / qw:>5.2f}x / {bc / qc:>4.2f}x |")
+    print(f"  {load_note()} at the end")
 
 
 def run_child(*args: str) -> dict:
@@ -703,10 +780,11 @@ def main() -> None:
     ap.add_argument("--with-3m", action="store_true", help="also 3M battles (ours + the seed's fit alone)")
     ap.add_argument("--seed-rounds", type=int, default=2, help="seed bootstrap rounds timed (then extrapolated)")
     ap.add_argument("--parts", default="seed,floor,steady,style",
-                    help="which parts to run (seed, floor, steady, style, style6: six covariates)")
+                    help="which parts to run (seed, floor, steady, style, style6: six covariates, "
+                         "stylejsonl: style control from JSON Lines against arena-rank and the plain fit)")
     ap.add_argument("--floor-sizes", default="1000000,3000000", help="battles per file for the read-floor part")
     ap.add_argument("--memory-10m", action="store_true",
-                    help="also 10M battles in JSON Lines: peak memory of arena fit")
+                    help="also 10M battles in JSON Lines: peak memory of arena fit (floor, stylejsonl)")
     ap.add_argument("--cache", default=None, help="folder for the generated files (default: a temp folder, removed)")
     ap.add_argument("--formats", default="json,jsonl,parquet", help="read-floor formats (json, jsonl, parquet)")
     ap.add_argument("--reps", type=int, default=3, help="runs per process in the read-floor part (median)")
@@ -739,6 +817,8 @@ def main() -> None:
                        tuple(args.formats.split(",")))
         if "steady" in parts:
             steady_part(cache, 100_000 if args.quick else 1_000_000)
+        if "stylejsonl" in parts:
+            stylejsonl_part(cache, 100_000 if args.quick else 1_000_000, args.memory_10m)
     if "seed" in parts:
         seed_part(args)
     if "style" in parts:
