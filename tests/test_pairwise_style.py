@@ -249,7 +249,7 @@ def test_demo_arena_section_carries_the_style_view():
     json.dumps(section, allow_nan=False)
     style = section["style"]
     assert section["default_view"] == "style"
-    assert set(style) == {"features", "n_battles", "metadata", "method", "coefficients", "models", "unrated"}
+    assert set(style) == {"features", "n_battles", "metadata", "method", "coefficients", "models", "unrated", "flips"}
     assert style["metadata"]["usable"] == style["n_battles"] == section["n_battles"]
     tokens = style["coefficients"][0]
     assert tokens["feature"] == "tokens" and tokens["lower"] > 0  # the true length effect is found

@@ -46,7 +46,7 @@ def kernels() -> list[tuple[str, Any, tuple[Any, ...]]]:
     return [
         ("scoring.uncertainty._normal_quantiles", u._normal_quantiles, (f1, f1)),
         ("scoring.uncertainty._draw_arena", u._draw_arena, (f2, f1, f1, f2)),
-        ("scoring.uncertainty._refit", u._refit, (f2, i8, f1, i1, f1, f1, i8, i8, f2, f2)),
+        ("scoring.uncertainty._refit", u._refit, (f2, i8, f1, i1, f1, f1, i8, i8, f2, f2, i1, i1, i1, f8)),
         ("scoring.uncertainty._round_r", u._round_r, (f2, i3, f1, f2)),
         ("scoring.uncertainty._competition_ranks", u._competition_ranks, (f2, i2, i2)),
         ("scoring.uncertainty._summarise", u._summarise, (f2, f2, i2, i8, f8, f8, f1, f1, i1, i1, i1, i1, i1, i2)),
@@ -54,6 +54,9 @@ def kernels() -> list[tuple[str, Any, tuple[Any, ...]]]:
         ("pairwise.elo._elo_tally", elo._elo_tally, (code, code, outcome, i8)),
         ("pairwise.styled._pass", styled._pass,
          (t.int32[::1], t.int32[::1], t.int8[::1], f1, f2, i1, f1, i8, i8)),
+        # unit weights: one read-only broadcast of 1.0, no per-battle array
+        ("pairwise.styled._pass (unit weights)", styled._pass,
+         (t.int32[::1], t.int32[::1], t.int8[::1], t.Array(f8, 1, "A", readonly=True), f2, i1, f1, i8, i8)),
         ("pairwise.battles._in_time_order", _time_order_check(), (f1,)),
     ]
 
