@@ -100,4 +100,34 @@ def _validated(given: dict[str, Any], obj: Context | None) -> ReaderSettings:
     return reader_settings(cfg)
 
 
-__all__ = ["MEMORY_LIMIT_PATTERN", "reader_settings_for"]
+def engine_for(engine: str | None, master: str | None) -> tuple[str, Any]:
+    """The engine of ``arena fit`` and, for ``spark``, its ``SparkSettings``: the options given,
+    else ``site.yml``'s ``arena.engine`` and ``arena.spark`` when the configuration file exists
+    (validated as the site build validates them; one-line errors), else DuckDB."""
+    from pydantic import ValidationError
+
+    from builder.config import ArenaSparkConfig
+
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    config = obj.config_path if obj is not None and obj.config_path.is_file() else None
+    spark_cfg = ArenaSparkConfig()
+    if config is not None and (engine is None or engine == "spark"):
+        arena = obj.load()[0].arena  # type: ignore[union-attr]
+        engine = engine or arena.engine
+        spark_cfg = arena.spark
+    engine = engine or "duckdb"
+    if engine != "spark":
+        if master is not None:
+            raise UserError("--spark-master needs --engine spark (or arena.engine: spark in site.yml)")
+        return engine, None
+    from builder.pairwise.spark import SparkSettings
+
+    try:
+        cfg = ArenaSparkConfig(**{**spark_cfg.model_dump(), **({"master": master} if master is not None else {})})
+    except ValidationError as exc:
+        raise UserError(f"--spark-master {master!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    return engine, SparkSettings(cfg.master, {k: str(v) for k, v in cfg.config.items()})
+
+
+__all__ = ["MEMORY_LIMIT_PATTERN", "engine_for", "reader_settings_for"]

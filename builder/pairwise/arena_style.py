@@ -100,6 +100,20 @@ def fit_styled_table(
         intervals = sandwich_styled(ds, fit)
     elif bootstrap > 0:
         intervals = bootstrap_styled(ds, fit, bootstrap, seed)
+    n = len(battles.models)
+    played = np.bincount(ds.a, minlength=n) + np.bincount(ds.b, minlength=n)
+    o = ds.outcome
+    wins = np.bincount(ds.a[o == 0], minlength=n) + np.bincount(ds.b[o == 1], minlength=n)
+    ties = np.bincount(ds.a[o >= 2], minlength=n) + np.bincount(ds.b[o >= 2], minlength=n)
+    return styled_table(fit, intervals, played, wins, ties, ds.mean, ds.std, reweight=reweight, ci=ci,
+                        bootstrap=bootstrap, seed=seed, anchor=anchor, reg=reg)
+
+
+def styled_table(fit: StyledFit, intervals: StyledIntervals | None, played: np.ndarray, wins: np.ndarray,
+                 ties: np.ndarray, mean: np.ndarray, std: np.ndarray, *, reweight: bool, ci: CiKind, bootstrap: int,
+                 seed: int, anchor: tuple[str, float] | None, reg: float = REG) -> StyledTable:
+    """The table of a styled fit from its intervals, the fitted battles per model (``played``,
+    ``wins`` without ties, ``ties``, shape (n_models,)) and the covariates' ``mean``/``std``."""
     rating = fit.ratings
     if intervals is None:
         lower = upper = median = rating
@@ -108,15 +122,10 @@ def fit_styled_table(
     rated = np.isfinite(rating)
     rank = point_ranks(rating, fit.component)
     rank_ub = ranks_with_uncertainty(lower, upper, fit.component, rated)
-    n = len(battles.models)
-    played = np.bincount(ds.a, minlength=n) + np.bincount(ds.b, minlength=n)
-    o = ds.outcome
-    wins = np.bincount(ds.a[o == 0], minlength=n) + np.bincount(ds.b[o == 1], minlength=n)
-    ties = np.bincount(ds.a[o >= 2], minlength=n) + np.bincount(ds.b[o >= 2], minlength=n)
     rows = []
     for k in np.flatnonzero(rated):
         rows.append({
-            "model": battles.models[k], "rating": _num(rating[k]), "median": _num(median[k]),
+            "model": fit.models[k], "rating": _num(rating[k]), "median": _num(median[k]),
             "lower": _num(lower[k]), "upper": _num(upper[k]), "rank": int(rank[k]), "rank_ub": int(rank_ub[k]),
             "battles": int(played[k]), "wins": int(wins[k]), "ties": int(ties[k]),
             "win_rate": _num((wins[k] + 0.5 * ties[k]) / played[k], 4), "component": int(fit.component[k]),
@@ -129,8 +138,8 @@ def fit_styled_table(
             "beta": round(float(fit.beta[j]), 6),
             "lower": None if intervals is None else _num(intervals.beta_lower[j], 6),
             "upper": None if intervals is None else _num(intervals.beta_upper[j], 6),
-            "mean": round(float(ds.mean[j]), 6),
-            "std": round(float(ds.std[j]), 6),
+            "mean": round(float(mean[j]), 6),
+            "std": round(float(std[j]), 6),
         })
     method = {
         "name": "style-controlled-bradley-terry",
@@ -190,4 +199,4 @@ def points(beta: float, scale: float = 400.0, base: float = 10.0) -> float:
     return beta * scale / math.log(base)
 
 
-__all__ = ["STYLE_COLUMNS", "StyledTable", "compute_style_section", "fit_styled_table", "points"]
+__all__ = ["STYLE_COLUMNS", "StyledTable", "compute_style_section", "fit_styled_table", "points", "styled_table"]
