@@ -85,6 +85,18 @@ LOCAL_DEFAULTS: dict[str, str] = {
 "Settings of a local-mode session (no web UI, loopback only, few shuffle partitions), each overridable."
 
 
+def _local_defaults() -> dict[str, str]:
+    """``LOCAL_DEFAULTS`` and, for the Python workers, this interpreter and this package's folder
+    (on a cluster the executors need their own install of modelboards, numpy, numba and pyarrow)."""
+    import os
+    import sys
+
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # PySpark's workers run this interpreter
+    return {**LOCAL_DEFAULTS, "spark.executorEnv.PYTHONPATH": path}
+
+
 def spark_session(settings: SparkSettings) -> SparkSession:
     """The SparkSession of ``settings`` (an active one with the same master is reused)."""
     master = settings.master.strip()
@@ -107,7 +119,7 @@ def spark_session(settings: SparkSettings) -> SparkSession:
     if active is not None and active.sparkContext.master == master:
         return active
     builder = SparkSession.builder.master(master).appName("modelboards")
-    conf = {**(LOCAL_DEFAULTS if master.startswith("local") else {}), **dict(settings.config)}
+    conf = {**(_local_defaults() if master.startswith("local") else {}), **dict(settings.config)}
     for key, value in conf.items():
         builder = builder.config(key, str(value))
     try:
@@ -525,9 +537,7 @@ def fit_styled_spark(scan: SparkScan, features: Sequence[str], covariates: Seque
     """The contextual (style-controlled) fit of ``builder.pairwise.styled`` over a Spark scan
     opened with the style features' and covariates' specs: the same standardisation, weights,
     Newton iterations and sandwich, each pass's sums computed by Spark."""
-    from builder.pairwise.sandwich import MIN_PAIR
-    from builder.pairwise.style import _KIND_OF_QUALITY, STYLE_ROW_KINDS, StyleReport, count_status
-    from builder.pairwise.styled import REG, fit_styled_sums, sandwich_styled_sums
+    from builder.pairwise.style import _KIND_OF_QUALITY
 
     if ci != "sandwich":
         raise UserError("the spark engine gives the styled fit sandwich intervals (--ci sandwich): a bootstrap "
@@ -549,25 +559,45 @@ def fit_styled_spark(scan: SparkScan, features: Sequence[str], covariates: Seque
     status = "greatest(" + ", ".join(f"element_at({kinds}, {q} + 1)" for q in quals) + ")" if len(quals) > 1 \
         else f"element_at({kinds}, {quals[0]} + 1)"
     k = len(parts)
-    design = spark.sql(f"SELECT ca, cb, o, {status} AS s, pos, "
+    # The kept battles' codes, kind and raw covariates, computed once and kept (memory, then
+    # disk) for every pass below: a pass reads k + 3 numbers a battle, not the dump.
+    design = spark.sql(f"SELECT CAST(ca AS INT) AS ca, CAST(cb AS INT) AS cb, CAST(o AS TINYINT) AS o, "
+                       f"CAST({status} AS TINYINT) AS s, pos, "
                        + ", ".join(f"CAST({p} AS DOUBLE) AS z{j}" for j, p in enumerate(parts)) + f" FROM {coded}")
-    by_status = {int(r["s"]): int(r["c"]) for r in design.groupBy("s").agg({"*": "count"})
-                 .withColumnRenamed("count(1)", "c").collect()}
+    from pyspark import StorageLevel
+
+    design = design.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        return _fit_design(scan, design, k, features, covariates, reweight=reweight, anchor=anchor, init=init,
+                           on_unidentifiable=on_unidentifiable)
+    finally:
+        design.unpersist()
+
+
+def _fit_design(scan: SparkScan, design: DataFrame, k: int, features: Sequence[str], covariates: Sequence[str], *,
+                reweight: bool, anchor: tuple[str, float] | None, init: float, on_unidentifiable: str) -> SparkStyled:
+    from builder.pairwise.sandwich import MIN_PAIR
+    from builder.pairwise.style import STYLE_ROW_KINDS, StyleReport, count_status
+    from builder.pairwise.styled import REG, fit_styled_sums, sandwich_styled_sums
+
+    by_status = design.groupBy("s").agg({"*": "count", "pos": "min"}).collect()
     status_counts = np.zeros(len(STYLE_ROW_KINDS), dtype=np.int64)
-    for s_, c_ in by_status.items():
-        status_counts[s_] = c_
-    usable = design.where("s = 0")
+    first_pos: dict[int, int] = {}
+    for r in by_status:
+        status_counts[int(r["s"])] = int(r["count(1)"])
+        first_pos[int(r["s"])] = int(r["min(pos)"])
     first_bad = None
     malformed = [STYLE_ROW_KINDS.index(x) for x in ("negative_count", "non_numeric_count")]
-    if status_counts[malformed].any():
-        row = design.where(f"s >= {malformed[0]}").orderBy("pos").limit(1).collect()[0]
-        kind = STYLE_ROW_KINDS[row["s"]].replace("_", " ")
-        first_bad = f"{scan.source_name}: record at position {row['pos']} ({kind})"
+    bad = [(first_pos[q], q) for q in malformed if q in first_pos]
+    if bad:
+        pos, q = min(bad)
+        first_bad = f"{scan.source_name}: record at position {pos} ({STYLE_ROW_KINDS[q].replace('_', ' ')})"
     report = StyleReport(tuple([*features, *covariates]), count_status(np.repeat(
         np.arange(len(STYLE_ROW_KINDS)), status_counts).astype(np.int8)), first_bad)
     n = int(status_counts[0])
     if n == 0:
         raise UserError(f"{scan.location}: no battle has usable conv_metadata for {', '.join(report.features)}")
+    usable = design.where("s = 0")
     # the standardisation over the usable battles: mean and population standard deviation
     moments = usable.selectExpr(*[f"avg(z{j}) AS m{j}" for j in range(k)],
                                 *[f"stddev_pop(z{j}) AS s{j}" for j in range(k)]).collect()[0]
@@ -589,23 +619,19 @@ def fit_styled_spark(scan: SparkScan, features: Sequence[str], covariates: Seque
         w_pair /= float((w_pair * per_pair).sum() / n)  # mean 1 over the battles
         weight[counts.i, counts.j] = w_pair
         weight[counts.j, counts.i] = w_pair
-    z = ", ".join(f"(z{j} - {mean[j]!r}) / {std[j]!r} AS z{j}" for j in range(k))
-    design_std = usable.selectExpr("CAST(ca AS INT) AS ca", "CAST(cb AS INT) AS cb", "CAST(o AS TINYINT) AS o", z)
-    design_std = design_std.persist()
     passes = [0]
-    sums = _spark_sums(design_std, k, weight, passes)
-    try:
-        fit = fit_styled_sums(counts, n, tuple(report.features), sums, reg=REG, anchor=anchor, init=init,
-                              on_unidentifiable=on_unidentifiable)  # type: ignore[arg-type]
-        intervals = sandwich_styled_sums(fit, n, sums)
-    finally:
-        design_std.unpersist()
+    sums = _spark_sums(usable.select("ca", "cb", "o", *[f"z{j}" for j in range(k)]), k, mean, std, weight, passes)
+    fit = fit_styled_sums(counts, n, tuple(report.features), sums, reg=REG, anchor=anchor, init=init,
+                          on_unidentifiable=on_unidentifiable)  # type: ignore[arg-type]
+    intervals = sandwich_styled_sums(fit, n, sums)
     return SparkStyled(fit, intervals, report, mean, std, counts, passes[0])
 
 
-def _spark_sums(design: DataFrame, k: int, weight: np.ndarray, passes: list[int]) -> Any:
-    """``styled.Sums`` over a Spark frame of standardised battles: each partition runs the
-    compiled pass on its battles (Arrow batches to numpy), the partial sums are tree-reduced."""
+def _spark_sums(design: DataFrame, k: int, mean: np.ndarray, std: np.ndarray, weight: np.ndarray,
+                passes: list[int]) -> Any:
+    """``styled.Sums`` over a Spark frame of battles (codes, outcome, raw covariates): each
+    partition standardises its covariates (``(z - mean) / std``, as in process) and runs the
+    compiled pass on its battles (Arrow batches to numpy); the partial sums are tree-reduced."""
 
     def sums(local: np.ndarray, x: np.ndarray, m: int, mode: int, w: np.ndarray | None = None) -> Any:
         if w is not None:
@@ -628,6 +654,8 @@ def _spark_sums(design: DataFrame, k: int, weight: np.ndarray, passes: list[int]
                 f = np.empty((batch.num_rows, k))
                 for j in range(k):
                     f[:, j] = batch.column(f"z{j}").to_numpy(zero_copy_only=False)
+                f -= mean
+                f /= std
                 wi = weight[a, b]
                 loss, grad, hess, gcov = _pass(a, b, o, wi, f, local, x, m, mode)
                 total[0] += loss
