@@ -40,10 +40,12 @@ def spark():
 
 @pytest.fixture(scope="module")
 def demo_parquet(tmp_path_factory, root):
+    """The demo battles as Parquet, and their first 8000 as a second file (the styled fit's)."""
     rows = [json.loads(line) for line in (root / DEMO).read_text(encoding="utf-8").splitlines() if line.strip()]
-    path = tmp_path_factory.mktemp("spark") / "demo.parquet"
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    return path
+    folder = tmp_path_factory.mktemp("spark")
+    pq.write_table(pa.Table.from_pylist(rows), folder / "demo.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[:8000]), folder / "head.parquet")
+    return folder / "demo.parquet"
 
 
 def _same_counts(a, b) -> bool:
@@ -117,9 +119,8 @@ def test_bad_rows_and_filters_are_counted_as_duckdb_counts_them(spark, tmp_path)
     files.append(p)
     filters = [
         BattleFilters(),
-        BattleFilters(official=True, language="English"),
-        BattleFilters(anony_only=True, min_turn=2),
-        BattleFilters(category=CategoryRule(is_code=True, min_turn=1)),
+        BattleFilters(official=True, language="English", min_turn=2),
+        BattleFilters(anony_only=True, category=CategoryRule(is_code=True, min_turn=1)),
     ]
     for path in files:
         for flt in filters:
@@ -157,8 +158,9 @@ def test_styled_fit_on_spark_equals_the_in_process_fit(spark, demo_parquet):
 
     flt = BattleFilters(official=True)
     specs = style_feature_specs(STYLE_FEATURES)
-    res = fit_styled_spark(SparkScan(spark, str(demo_parquet), flt, specs), STYLE_FEATURES, [], reweight=True)
-    with scan_battles(demo_parquet, flt, features=specs) as scan:
+    head = demo_parquet.with_name("head.parquet")
+    res = fit_styled_spark(SparkScan(spark, str(head), flt, specs), STYLE_FEATURES, [], reweight=True)
+    with scan_battles(head, flt, features=specs) as scan:
         battles, styles = scan.battles(), contextual_columns(scan, STYLE_FEATURES, [])
     want = fit_styled_table(battles, styles, reweight=True, ci="sandwich")
     assert res.report.rows == styles.report.rows
