@@ -51,9 +51,9 @@ def reader_settings_for(memory_limit: str | None, temp_dir: str | None, threads:
     return _validated(given, obj)
 
 
-def _reader_section(config: Path) -> dict[str, Any] | None:
-    """``arena.reader`` of the configuration file ({} when absent), or None when the file
-    does not read as a YAML mapping holding mappings there (the full check says why)."""
+def _arena_section(config: Path) -> dict[str, Any] | None:
+    """``arena`` of the configuration file ({} when absent), or None when the file does not
+    read as a YAML mapping holding a mapping there (the full check says why)."""
     import yaml
 
     try:
@@ -64,7 +64,14 @@ def _reader_section(config: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     arena = data.get("arena", {})
-    if not isinstance(arena, dict):
+    return arena if isinstance(arena, dict) else None
+
+
+def _reader_section(config: Path) -> dict[str, Any] | None:
+    """``arena.reader`` of the configuration file ({} when absent), or None when the file
+    does not read as a YAML mapping holding mappings there (the full check says why)."""
+    arena = _arena_section(config)
+    if arena is None:
         return None
     reader = arena.get("reader", {})
     return reader if isinstance(reader, dict) else None
@@ -104,13 +111,20 @@ def engine_for(engine: str | None, master: str | None) -> tuple[str, Any]:
     """The engine of ``arena fit`` and, for ``spark``, its ``SparkSettings``: the options given,
     else ``site.yml``'s ``arena.engine`` and ``arena.spark`` when the configuration file exists
     (validated as the site build validates them; one-line errors), else DuckDB."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    config = obj.config_path if obj is not None and obj.config_path.is_file() else None
+    if engine is None and master is None:
+        # the common case: no option and site.yml plainly on DuckDB (no pydantic, no site model)
+        arena = {} if config is None else _arena_section(config)
+        if arena is not None and arena.get("engine", "duckdb") == "duckdb":
+            return "duckdb", None
+    if engine == "duckdb" and master is None:
+        return "duckdb", None
     from pydantic import ValidationError
 
     from builder.config import ArenaSparkConfig
 
-    ctx = click.get_current_context(silent=True)
-    obj = ctx.find_object(Context) if ctx is not None else None
-    config = obj.config_path if obj is not None and obj.config_path.is_file() else None
     spark_cfg = ArenaSparkConfig()
     if config is not None and (engine is None or engine == "spark"):
         arena = obj.load()[0].arena  # type: ignore[union-attr]

@@ -195,10 +195,12 @@ class SparkDialect:
     """The rules' primitives in Spark SQL over one source: a JSON record as the variant ``_mb_v``,
     or Parquet columns with their Spark types (``types``: column -> simpleString)."""
 
-    def __init__(self, kind: str, present: frozenset[str], types: Mapping[str, str]) -> None:
+    def __init__(self, kind: str, present: frozenset[str], types: Mapping[str, str],
+                 schema: Mapping[str, Any] | None = None) -> None:
         self.kind = kind
         self.present = present
         self.types = types
+        self.schema = schema or {}  # Parquet: column -> Spark DataType
 
     def _variant(self, name: str) -> str | None:
         """The column as a VARIANT (JSON values as read; a Parquet struct, map or JSON text parsed), or None."""
@@ -288,12 +290,34 @@ class SparkDialect:
     def string(self, value: str) -> str:
         return spark_string(value)
 
+    def _typed_count(self, spec: FeatureSpec) -> tuple[str, str] | None:
+        """A count in a typed Parquet struct (``conv_metadata.key`` of numbers or structs of
+        numbers), read as typed columns, as the DuckDB reader reads it; None otherwise."""
+        if spec.covariate or len(spec.path) != 2 or self.kind != "parquet":
+            return None
+        head = self.schema.get(spec.path[0])
+        if head is None or head.typeName() != "struct":
+            return None
+        child = _struct_child(head, spec.path[1])
+        no_object = f"{_ident(spec.path[0])} IS NULL"
+        if child is None:  # the key is not in the struct: missing wherever the object is there
+            return "CAST(NULL AS DOUBLE)", f"CASE WHEN {no_object} THEN {FEATURE_NO_OBJECT} ELSE {FEATURE_MISSING} END"
+        x = f"{_ident(spec.path[0])}.{_ident(spec.path[1])}"
+        typed = _typed_checks(x, child)
+        if typed is None:
+            return None
+        value, checks = typed
+        return value, _quality([(no_object, FEATURE_NO_OBJECT), (f"{x} IS NULL", FEATURE_MISSING), *checks])
+
     # -- features of the styled fit (``scan.FeatureSpec``'s rule over a variant)
     def feature(self, spec: FeatureSpec) -> tuple[str, str]:
         """(value, quality) Spark SQL of a count or covariate feature (``FeatureSpec``)."""
         if spec.sql is not None:
             raise UserError(f"covariate {spec.name!r}: an SQL covariate is DuckDB SQL; on the spark engine "
                             "give it as a column (--covariate-column / covariates: column)")
+        typed = self._typed_count(spec)
+        if typed is not None:
+            return typed
         head = self._variant(spec.path[0])
         nested = len(spec.path) > 1
         if head is None:
@@ -336,6 +360,39 @@ class SparkDialect:
         return value, _quality([(c, q) for c, q in checks if c != "false"])
 
 
+_NUMERIC_TYPES = ("byte", "short", "integer", "long", "float", "double")
+
+
+def _struct_child(dtype: Any, key: str) -> Any:
+    from pyspark.sql.types import StructType
+
+    if not isinstance(dtype, StructType):
+        return None
+    return next((f.dataType for f in dtype.fields if f.name == key), None)
+
+
+def _typed_checks(x: str, dtype: Any) -> tuple[str, list[tuple[str, int]]] | None:
+    """(value, checks) of a typed Parquet count ``x`` (not NULL): a number, or a struct of
+    numbers summed; None for another type (read through JSON)."""
+    from pyspark.sql.types import DecimalType, StructType
+
+    name = dtype.typeName()
+    if name in _NUMERIC_TYPES or isinstance(dtype, DecimalType):
+        v = f"CAST({x} AS DOUBLE)"
+        odd = [(f"isnan({v}) OR abs({v}) = double('infinity')", FEATURE_NON_NUMERIC)] if name in ("float",
+                                                                                                 "double") else []
+        return v, [*odd, (f"{x} < 0", FEATURE_NEGATIVE)]
+    if isinstance(dtype, StructType) and all(f.dataType.typeName() in _NUMERIC_TYPES for f in dtype.fields):
+        members = [f"{x}.{_ident(f.name)}" for f in dtype.fields]
+        value = " + ".join(f"coalesce(CAST({c} AS DOUBLE), 0.0D)" for c in members) or "0.0D"
+        odd_members = [f"coalesce(isnan(CAST({c} AS DOUBLE)) OR abs(CAST({c} AS DOUBLE)) = double('infinity'), false)"
+               for c, f in zip(members, dtype.fields, strict=True) if f.dataType.typeName() in ("float", "double")]
+        neg = [f"coalesce({c} < 0, false)" for c in members]
+        checks = [(" OR ".join(odd_members), FEATURE_NON_NUMERIC)] if odd_members else []
+        return f"({value})", checks + ([(" OR ".join(neg), FEATURE_NEGATIVE)] if neg else [])
+    return None
+
+
 def _quality(checks: Sequence[tuple[str, int]]) -> str:
     return "CASE " + " ".join(f"WHEN {c} THEN {q}" for c, q in checks) + f" ELSE {FEATURE_OK} END"
 
@@ -358,6 +415,7 @@ class _SparkSource:
     frame: DataFrame  # the records: the variant _mb_v (JSON) or the Parquet columns, and _mb_pos
     present: frozenset[str]
     types: Mapping[str, str]
+    schema: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _read_source(spark: SparkSession, location: str) -> _SparkSource:
@@ -372,8 +430,9 @@ def _read_source(spark: SparkSession, location: str) -> _SparkSource:
         if kind == "parquet":
             frame = spark.read.parquet(location)
             types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+            schema = {f.name: f.dataType for f in frame.schema.fields}
             frame = frame.withColumn("_mb_pos", F.monotonically_increasing_id())
-            return _SparkSource(location, kind, frame, frozenset(types), types)
+            return _SparkSource(location, kind, frame, frozenset(types), types, schema)
         if kind == "jsonl":
             lines = spark.read.text(location).where(F.trim("value") != "")
             frame = lines.select(F.expr("try_parse_json(value)").alias("_mb_v"), "value",
@@ -427,7 +486,7 @@ class SparkScan:
         self.source_name = location.rstrip("/").rsplit("/", 1)[-1]
         self.features_spec = tuple(features)
         self.voter_test = None
-        d = SparkDialect(src.kind, src.present, src.types)
+        d = SparkDialect(src.kind, src.present, src.types, src.schema)
         self._dialect = d
         t_min, t_max = _bounds(filters)
         base = _view_name()
