@@ -127,9 +127,9 @@ def engine_for(engine: str | None, master: str | None) -> tuple[str, Any]:
 
     spark_cfg = ArenaSparkConfig()
     if config is not None and (engine is None or engine == "spark"):
-        arena = obj.load()[0].arena  # type: ignore[union-attr]
-        engine = engine or arena.engine
-        spark_cfg = arena.spark
+        site_arena = obj.load()[0].arena  # type: ignore[union-attr]
+        engine = engine or site_arena.engine
+        spark_cfg = site_arena.spark
     engine = engine or "duckdb"
     if engine != "spark":
         if master is not None:
