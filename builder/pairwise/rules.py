@@ -11,9 +11,9 @@ A battle's *fate* is the first filter that removes it, in this fixed order (0: n
     models     NOT coalesce(both names match the regular expression, false)
     category   NOT coalesce(the category's criteria, ANDed, false)  (``CategoryRule``)
 
-and after these, two voter safeguards that need the whole file: the daily cap (of each
-voter's votes still kept on one UTC day, the first N in file order stay:
-``voter_cap_rank``) and the anomalous-voter test (``voter_sums``).
+and after these the voter safeguards that need the whole file: the daily cap (of each
+voter's votes still kept on one UTC day, the first N in file order stay: ``voter_cap_rank``)
+and, on the DuckDB reader, the anomalous-voter test.
 
 What a value *is* depends on the engine and the file (a JSON number, a Parquet integer, a
 CSV field); a ``Dialect`` renders the primitives: ``text`` (a string, else NULL), ``number``
@@ -120,16 +120,6 @@ def voter_cap_rank(pos: str, voter: str = "v", t: str = "t") -> str:
     return f"row_number() OVER (PARTITION BY {voter}, floor({t} / 86400.0) ORDER BY {pos})"
 
 
-def voter_sums(p: str) -> str:
-    """Per voter: decisive votes ``n``, the log-likelihood of the outcomes ``ll``, its
-    expectation ``e`` and variance ``var`` under the fitted model (``BattleScan.drop_anomalous_voters``),
-    from a query with the voter ``v``, the outcome ``o`` (0: A won, 1: B won) and ``p``, the
-    model's probability that A wins, kept off 0 and 1 (``q``)."""
-    return ("count(*) AS n, sum(CASE WHEN o = 0 THEN ln(q) ELSE ln(1 - q) END) AS ll, "
-            "sum(q * ln(q) + (1 - q) * ln(1 - q)) AS e, sum(q * (1 - q) * pow(ln(q / (1 - q)), 2)) AS var"
-            f" FROM (SELECT v, o, greatest(least({p}, 1 - 1e-12), 1e-12) AS q")
-
-
 def enabled_filters(filters: BattleFilters) -> list[str]:
     """The filters that run (report keys), in ``FILTER_STATUS`` order of the report."""
     on = []
@@ -155,4 +145,4 @@ def enabled_filters(filters: BattleFilters) -> list[str]:
 
 
 __all__ = ["FILTER_STATUS", "Dialect", "category_sql", "enabled_filters", "fate_sql", "sql_string",
-           "voter_cap_rank", "voter_sums"]
+           "voter_cap_rank"]
