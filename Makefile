@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NPM    ?= npm
 
-.PHONY: site real-site test lint install install-test browser golden snapshots bench clean wheel lock
+.PHONY: site real-site test lint install install-test browser java golden snapshots bench clean wheel lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,10 +48,11 @@ REAL_DATA ?= $(wildcard ../shared/data)
 real-site: install
 	$(BIN)/python tests/realsite.py $(if $(REAL_DATA),$(REAL_DATA),-) site-real
 
-## install-test: the package with its test extras (the hash-pinned requirements/ci.txt), npm dev tools, and Chromium
+## install-test: the package with its test extras (the hash-pinned requirements/ci.txt), npm dev tools, Chromium and Java
 install-test: $(TEST_STAMP)
 	@$(MAKE) -s --no-print-directory $(WARM_STAMP)
 	@$(MAKE) --no-print-directory browser
+	@$(MAKE) --no-print-directory java
 
 $(TEST_STAMP): requirements/ci.txt $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/ci.txt
@@ -59,6 +60,13 @@ $(TEST_STAMP): requirements/ci.txt $(INSTALL_INPUTS) | $(BIN)/python
 	$(NPM) ci --no-audit --no-fund
 	rm -f $(SITE_STAMP) $(WARM_STAMP)
 	touch $@
+
+## java: Java 17 for PySpark's local mode (the spark engine's tests): Debian's openjdk-17-jre-headless where we are root on Debian
+java:
+	@if command -v java >/dev/null 2>&1; then echo "java: $$(command -v java)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; \
+	else echo "java: not found; install Java 17 for the spark engine's tests (they are skipped without it)"; fi
 
 ## browser: Debian's Chromium where we are root on Debian, else Playwright's own build
 browser:

@@ -296,6 +296,26 @@ class ArenaReaderConfig(Strict):
     "DuckDB worker threads for the scan (default: one per core)."
 
 
+class ArenaSparkConfig(Strict):
+    """Where the spark engine runs (``arena.engine: spark``): the master and more SparkSession settings."""
+
+    master: str = Field(default="local[*]", min_length=1)
+    ("Spark master: ``local[*]``, ``local[N]``, ``spark://host:7077``, ``yarn``, ``k8s://https://host``, or "
+     "``databricks`` / ``databricks:PROFILE`` (Databricks Connect with that ~/.databrickscfg profile).")
+    config: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    "More SparkSession settings, e.g. ``spark.executor.memory: 8g`` or ``spark.hadoop.fs.s3a.endpoint: ...``."
+
+    @field_validator("master")
+    @classmethod
+    def _master(cls, v: str) -> str:
+        v = v.strip()
+        if not re.match(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://\S+|yarn|k8s://\S+|mesos://\S+|databricks(:\S+)?)$",
+                        v):
+            raise ValueError(f"not a Spark master: {v!r} (local[*], local[N], spark://host:port, yarn, k8s://..., "
+                             "databricks[:PROFILE])")
+        return v
+
+
 class ArenaCovariateConfig(Strict):
     """One covariate of the contextual (style-controlled) fit, a number per battle, standardised
     like the style features; its coefficient is reported beside theirs."""
@@ -399,6 +419,11 @@ class ArenaConfig(Strict):
      "among the top N of each fitted board, plain and styled; 0: off.")
     reader: ArenaReaderConfig = Field(default_factory=ArenaReaderConfig)
     "The battles reader's resources (DuckDB memory limit, spill folder, threads)."
+    engine: Literal["duckdb", "spark"] = "duckdb"
+    ("What reduces the battles for ``arena fit``: DuckDB in process, or Apache Spark (``spark``: battles anywhere "
+     "Spark reads, e.g. s3a://, gs://, abfss://, hdfs://; Parquet, JSON Lines or JSON).")
+    spark: ArenaSparkConfig = Field(default_factory=ArenaSparkConfig)
+    "The spark engine's master and SparkSession settings."
     voter_column: str | None = None
     "Column naming the voter (default: the first of judge, session_id, sess_id, voter, user_id the dump has)."
     voter_daily_cap: int | None = Field(default=None, ge=1)

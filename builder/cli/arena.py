@@ -400,8 +400,9 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 
 
 @arena.command()
-@click.option("--input", "input_path", type=click.Path(dir_okay=False), required=True,
-              help="Battles file: .json, .jsonl, .csv or .parquet.")
+@click.option("--input", "input_path", type=str, required=True,
+              help="Battles file: .json, .jsonl, .csv or .parquet (spark engine: any path Spark reads, "
+                   "a Parquet folder too).")
 @_fit_options
 @_style_options
 @_sample_option
@@ -410,10 +411,16 @@ def _fit_battles(battles, method, bootstrap, seed, anchor, elo_k, init_rating, w
 @_board_options(top_n_default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write the rows to F.json or F.csv (the leaderboard is printed either way).")
+@click.option("--spark-master", default=None, metavar="URL",
+              help="Spark master for --engine spark: local[*], spark://host:7077, yarn, databricks:PROFILE "
+                   "(default: site.yml arena.spark.master, else local[*]).")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default=None,
+              help="What reduces the battles: DuckDB in process, or Apache Spark where they are kept "
+                   "(default: site.yml arena.engine, else duckdb).")
 def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers, style_control, style_features,
         reweight, ci_kind, sample, anony_only, dedup, language, min_date, max_date, min_turn, memory_limit, temp_dir,
         threads, top_n, fmt, output, all_votes=False, voter_cap=None, anomalous_voters=None,
-        voter_column=None, covariate_sql=(), covariate_columns=()) -> None:
+        voter_column=None, covariate_sql=(), covariate_columns=(), engine=None, spark_master=None) -> None:
     """Fit ratings: one row per model with rating, median, lower, upper, rank, rank_ub,
     battles, wins, ties, win_rate. Prints the leaderboard; --output also writes the rows. With
     --style-control the JSON output is {"rows": [...], "style": [{feature, beta, lower,
@@ -433,6 +440,14 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
         raise UserError("--style-control fits Bradley-Terry: drop --method elo")
     filters = _filters(anony_only, dedup, language, min_date, max_date, min_turn, all_votes, voter_cap,
                        anomalous_voters, voter_column)
+    from builder.cli.reader import engine_for
+
+    engine, spark_settings = engine_for(engine, spark_master)
+    if engine == "spark":
+        _fit_on_spark(input_path, spark_settings, filters, method, bootstrap, seed, anchor, init_rating, workers,
+                      style_control, style_features, reweight, ci_kind, sample, covariate_sql, covariate_columns,
+                      top_n, fmt, output)
+        return
     settings = _reader_settings(memory_limit, temp_dir, threads)
     if style_control:
         from builder.pairwise.style import parse_style_features
@@ -455,21 +470,80 @@ def fit(input_path, method, bootstrap, seed, anchor, init_rating, elo_k, workers
     click.echo(render_leaderboard(board, top_n=top_n, fmt=fmt), nl=False)
 
 
-def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n, fmt,
-                output) -> None:
-    """``arena fit --style-control``: the styled rows, coefficients and method."""
+def _fit_on_spark(input_path, settings, filters, method, bootstrap, seed, anchor, init_rating, workers, style_control,
+                  style_features, reweight, ci_kind, sample, covariate_sql, covariate_columns, top_n, fmt,
+                  output) -> None:
+    """``arena fit --engine spark``: Spark reduces the battles where they are kept; the driver
+    gets the pair counts (plain fit and bootstrap) or each Newton pass's sums (styled fit)."""
     from builder.pairwise.arena import TABLE_COLUMNS
-    from builder.pairwise.arena_style import STYLE_COLUMNS, fit_styled_table
     from builder.pairwise.leaderboard import render_leaderboard
+    from builder.pairwise.spark import SparkScan, fit_styled_spark, spark_session, styled_table_spark
 
-    rep = styles.report
+    if method != "bt":
+        raise UserError("--engine spark fits Bradley-Terry from pair counts: online Elo (--method elo) needs the "
+                        "battle sequence on one machine (--engine duckdb)")
+    if sample is not None:
+        raise UserError("--sample needs the battle sequence on one machine (--engine duckdb)")
+    if filters.anomaly_fpr is not None:
+        raise UserError("--anomalous-voters runs on the duckdb engine only")
+    specs: list[Any] = []
+    features: tuple[str, ...] = ()
+    covariates: list[Any] = []
+    if style_control:
+        from builder.pairwise.style import parse_style_features, style_feature_specs
+
+        features = () if style_features == "none" else parse_style_features(style_features)
+        covariates = _covariates(covariate_sql, covariate_columns)
+        if not features and not covariates:
+            raise UserError("--style-features none needs at least one --covariate or --covariate-column")
+        specs = [*style_feature_specs(features), *covariates]
+    spark = spark_session(settings)
+    scan = SparkScan(spark, input_path, filters, specs)
+    _echo_scan(scan, filters.official)
+    if not style_control:
+        rows = _fit_battles(scan.pair_counts(), method, bootstrap, seed, anchor, 4.0, init_rating, workers,
+                            reweight, ci_kind)
+        out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in rows]
+        if output:
+            _write_rows(Path(output), out_rows, TABLE_COLUMNS)
+            click.echo(f"{output}: {len(out_rows)} models", err=True)
+        click.echo(render_leaderboard(_board_from_rows(rows, str(input_path)), top_n=top_n, fmt=fmt), nl=False)
+        return
+    if bootstrap:
+        raise UserError("--engine spark gives the styled fit sandwich intervals: drop --bootstrap")
+    res = fit_styled_spark(scan, features, [c.name for c in covariates], reweight=reweight, ci="sandwich",
+                           anchor=_parse_anchor(anchor), init=init_rating)
+    _echo_style_report(res.report)
+    table = styled_table_spark(res, reweight=reweight, anchor=_parse_anchor(anchor))
+    _print_styled(input_path, table, top_n, fmt, output)
+
+
+def _echo_style_report(rep) -> None:
     dropped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rep.rows.items() if k != "ok" and v) or "none"
     click.echo(f"style metadata: {rep.usable} battles usable; left out of the styled fit: {dropped}"
                + (f"; first malformed: {rep.first_malformed}" if rep.first_malformed else ""), err=True)
+
+
+def _fit_styled(input_path, battles, styles, reweight, ci_kind, bootstrap, seed, anchor, init_rating, top_n, fmt,
+                output) -> None:
+    """``arena fit --style-control``: the styled rows, coefficients and method."""
+    from builder.pairwise.arena_style import fit_styled_table
+
+    rep = styles.report
+    _echo_style_report(rep)
     if rep.usable == 0:
         raise UserError(f"{input_path}: no battle has usable conv_metadata for {', '.join(styles.features)}")
     table = fit_styled_table(battles, styles, reweight=reweight, ci=ci_kind, bootstrap=bootstrap, seed=seed,
                              anchor=_parse_anchor(anchor), init=init_rating, consume=True)
+    _print_styled(input_path, table, top_n, fmt, output)
+
+
+def _print_styled(input_path, table, top_n, fmt, output) -> None:
+    """Print (and with --output write) a styled table: rows, coefficients and method."""
+    from builder.pairwise.arena import TABLE_COLUMNS
+    from builder.pairwise.arena_style import STYLE_COLUMNS
+    from builder.pairwise.leaderboard import render_leaderboard
+
     out_rows = [{k: r[k] for k in TABLE_COLUMNS} for r in table.rows]
     style = [{k: c[k] for k in STYLE_COLUMNS} for c in table.style]
     doc = {"rows": out_rows, "style": style, "method": table.method}

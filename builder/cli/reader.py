@@ -51,9 +51,9 @@ def reader_settings_for(memory_limit: str | None, temp_dir: str | None, threads:
     return _validated(given, obj)
 
 
-def _reader_section(config: Path) -> dict[str, Any] | None:
-    """``arena.reader`` of the configuration file ({} when absent), or None when the file
-    does not read as a YAML mapping holding mappings there (the full check says why)."""
+def _arena_section(config: Path) -> dict[str, Any] | None:
+    """``arena`` of the configuration file ({} when absent), or None when the file does not
+    read as a YAML mapping holding a mapping there (the full check says why)."""
     import yaml
 
     try:
@@ -64,7 +64,14 @@ def _reader_section(config: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     arena = data.get("arena", {})
-    if not isinstance(arena, dict):
+    return arena if isinstance(arena, dict) else None
+
+
+def _reader_section(config: Path) -> dict[str, Any] | None:
+    """``arena.reader`` of the configuration file ({} when absent), or None when the file
+    does not read as a YAML mapping holding mappings there (the full check says why)."""
+    arena = _arena_section(config)
+    if arena is None:
         return None
     reader = arena.get("reader", {})
     return reader if isinstance(reader, dict) else None
@@ -100,4 +107,41 @@ def _validated(given: dict[str, Any], obj: Context | None) -> ReaderSettings:
     return reader_settings(cfg)
 
 
-__all__ = ["MEMORY_LIMIT_PATTERN", "reader_settings_for"]
+def engine_for(engine: str | None, master: str | None) -> tuple[str, Any]:
+    """The engine of ``arena fit`` and, for ``spark``, its ``SparkSettings``: the options given,
+    else ``site.yml``'s ``arena.engine`` and ``arena.spark`` when the configuration file exists
+    (validated as the site build validates them; one-line errors), else DuckDB."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Context) if ctx is not None else None
+    config = obj.config_path if obj is not None and obj.config_path.is_file() else None
+    if engine is None and master is None:
+        # the common case: no option and site.yml plainly on DuckDB (no pydantic, no site model)
+        arena = {} if config is None else _arena_section(config)
+        if arena is not None and arena.get("engine", "duckdb") == "duckdb":
+            return "duckdb", None
+    if engine == "duckdb" and master is None:
+        return "duckdb", None
+    from pydantic import ValidationError
+
+    from builder.config import ArenaSparkConfig
+
+    spark_cfg = ArenaSparkConfig()
+    if config is not None and (engine is None or engine == "spark"):
+        site_arena = obj.load()[0].arena  # type: ignore[union-attr]
+        engine = engine or site_arena.engine
+        spark_cfg = site_arena.spark
+    engine = engine or "duckdb"
+    if engine != "spark":
+        if master is not None:
+            raise UserError("--spark-master needs --engine spark (or arena.engine: spark in site.yml)")
+        return engine, None
+    from builder.pairwise.spark import SparkSettings
+
+    try:
+        cfg = ArenaSparkConfig(**{**spark_cfg.model_dump(), **({"master": master} if master is not None else {})})
+    except ValidationError as exc:
+        raise UserError(f"--spark-master {master!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    return engine, SparkSettings(cfg.master, {k: str(v) for k, v in cfg.config.items()})
+
+
+__all__ = ["MEMORY_LIMIT_PATTERN", "engine_for", "reader_settings_for"]

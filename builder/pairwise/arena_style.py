@@ -108,6 +108,17 @@ def fit_styled_table(
             intervals = sandwich_styled(ds, fit)
         elif bootstrap > 0:
             intervals = bootstrap_styled(ds, fit, bootstrap, seed)
+    # Per model from the pair counts (chunked over the battles): no per-battle temporaries.
+    played, wins, ties = count_pairs(Battles(ds.models, ds.a, ds.b, ds.outcome, None, battles.report)).per_model()
+    return styled_table(fit, intervals, played, wins, ties, ds.mean, ds.std, reweight=reweight, ci=ci,
+                        bootstrap=bootstrap, seed=seed, anchor=anchor, reg=reg)
+
+
+def styled_table(fit: StyledFit, intervals: StyledIntervals | None, played: np.ndarray, wins: np.ndarray,
+                 ties: np.ndarray, mean: np.ndarray, std: np.ndarray, *, reweight: bool, ci: CiKind, bootstrap: int,
+                 seed: int, anchor: tuple[str, float] | None, reg: float = REG) -> StyledTable:
+    """The table of a styled fit from its intervals, the fitted battles per model (``played``,
+    ``wins`` without ties, ``ties``, shape (n_models,)) and the covariates' ``mean``/``std``."""
     rating = fit.ratings
     if intervals is None:
         lower = upper = median = rating
@@ -116,12 +127,10 @@ def fit_styled_table(
     rated = np.isfinite(rating)
     rank = point_ranks(rating, fit.component)
     rank_ub = ranks_with_uncertainty(lower, upper, fit.component, rated)
-    # Per model from the pair counts (chunked over the battles): no per-battle temporaries.
-    played, wins, ties = count_pairs(Battles(ds.models, ds.a, ds.b, ds.outcome, None, battles.report)).per_model()
     rows = []
     for k in np.flatnonzero(rated):
         rows.append({
-            "model": battles.models[k], "rating": _num(rating[k]), "median": _num(median[k]),
+            "model": fit.models[k], "rating": _num(rating[k]), "median": _num(median[k]),
             "lower": _num(lower[k]), "upper": _num(upper[k]), "rank": int(rank[k]), "rank_ub": int(rank_ub[k]),
             "battles": int(played[k]), "wins": int(wins[k]), "ties": int(ties[k]),
             "win_rate": _num((wins[k] + 0.5 * ties[k]) / played[k], 4), "component": int(fit.component[k]),
@@ -134,8 +143,8 @@ def fit_styled_table(
             "beta": round(float(fit.beta[j]), 6),
             "lower": None if intervals is None else _num(intervals.beta_lower[j], 6),
             "upper": None if intervals is None else _num(intervals.beta_upper[j], 6),
-            "mean": round(float(ds.mean[j]), 6),
-            "std": round(float(ds.std[j]), 6),
+            "mean": round(float(mean[j]), 6),
+            "std": round(float(std[j]), 6),
         })
     method = {
         "name": "style-controlled-bradley-terry",
@@ -195,4 +204,4 @@ def points(beta: float, scale: float = 400.0, base: float = 10.0) -> float:
     return beta * scale / math.log(base)
 
 
-__all__ = ["STYLE_COLUMNS", "StyledTable", "compute_style_section", "fit_styled_table", "points"]
+__all__ = ["STYLE_COLUMNS", "StyledTable", "compute_style_section", "fit_styled_table", "points", "styled_table"]

@@ -72,30 +72,16 @@ from builder.pairwise.battles import (
     BattleFilters,
     BattleReport,
     Battles,
-    CategoryRule,
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
+from builder.pairwise.rules import FILTER_STATUS, enabled_filters, fate_sql, voter_cap_rank
 from builder.pairwise.summary import BattleSummary, compute_battle_summary
 
 if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
     import pyarrow as pa
 
 Format = Literal["json", "jsonl", "csv", "parquet", "arrow"]
-
-FILTER_STATUS: dict[str, int] = {
-    "anony": 4,
-    "dedup": 5,
-    "language": 6,
-    "min_date": 7,
-    "max_date": 8,
-    "min_turn": 9,
-    "category": 10,
-    "voter_cap": 11,
-    "anomalous_voter": 12,
-    "models": 13,
-}
-"Row fate code of each filter (after the bad kinds 1-3), in the order the filters run."
 
 _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 
@@ -697,29 +683,7 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
     NULL), and ``f``, the first filter that removes the row (0: none).
     """
     params: dict[str, Any] = {}
-    fates = []
-    if filters.anony_only:
-        fates.append(f"WHEN NOT {_flag(src, 'anony')} THEN {FILTER_STATUS['anony']}")
-    if filters.dedup_sampled:
-        fates.append(f"WHEN NOT {_sampled(src)} THEN {FILTER_STATUS['dedup']}")
-    if filters.language is not None:
-        fates.append(f"WHEN {_text(src, 'language')} IS DISTINCT FROM {_sql_str(filters.language)} "
-                     f"THEN {FILTER_STATUS['language']}")
-    if t_min is not None:
-        fates.append(f"WHEN NOT coalesce(_mb_t >= {t_min!r}, false) THEN {FILTER_STATUS['min_date']}")
-    if t_max is not None:
-        fates.append(f"WHEN NOT coalesce(_mb_t < {t_max!r}, false) THEN {FILTER_STATUS['max_date']}")
-    if filters.min_turn is not None:
-        fates.append(f"WHEN coalesce({_integer(src, 'turn')}, -1) < {int(filters.min_turn)} "
-                     f"THEN {FILTER_STATUS['min_turn']}")
-    if filters.models is not None:
-        pat = _sql_str(filters.models)
-        fates.append(f"WHEN NOT coalesce(regexp_matches({_text(src, 'model_a')}, {pat}) "
-                     f"AND regexp_matches({_text(src, 'model_b')}, {pat}), false) THEN {FILTER_STATUS['models']}")
-    if filters.category is not None:
-        fates.append(f"WHEN NOT coalesce({_category_sql(src, filters.category)}, false) "
-                     f"THEN {FILTER_STATUS['category']}")
-    fate = f"CAST(CASE {' '.join(fates)} ELSE 0 END AS TINYINT)" if fates else "CAST(0 AS TINYINT)"
+    fate = f"CAST({fate_sql(_DuckDialect(src), filters, t_min, t_max, '_mb_t')} AS TINYINT)"
     dated = t_min is not None or t_max is not None or filters.voter_daily_cap is not None
     inner = [f"{_raw(src, 'model_a')} AS _mb_a", f"{_raw(src, 'model_b')} AS _mb_b",
              f"{_raw(src, 'winner')} AS _mb_w",
@@ -768,29 +732,49 @@ def _json_of(src: _Source, name: str) -> str:
     return "NULL::JSON"
 
 
-def _category_sql(src: _Source, rule: CategoryRule) -> str:
-    """SQL true for a battle in the category (``CategoryRule``), NULL or false otherwise."""
-    conds = []
-    if rule.tag is not None:
-        path = "$" + "".join(f".{_json_key(k)}" for k in rule.tag)
-        v = f"json_extract({_json_of(src, 'category_tag')}, {_sql_str(path)})"
-        if rule.tag_min_true is not None:
-            members = f"map_values(json_transform({v}, '\"MAP(VARCHAR, JSON)\"'))"
-            conds.append(f"(CASE WHEN json_type({v}) = 'OBJECT' THEN list_count(list_filter({members}, "
-                         f"lambda e: CAST(e AS VARCHAR) = 'true')) END) >= {int(rule.tag_min_true)}")
-        else:
-            conds.append(f"CAST({v} AS VARCHAR) = 'true'")
-    if rule.language is not None:
-        conds.append(f"{_text(src, 'language')} = {_sql_str(rule.language)}")
-    if rule.is_code is not None:
-        conds.append(f"{_flag(src, 'is_code')} = {'true' if rule.is_code else 'false'}")
-    if rule.min_turn is not None:
-        conds.append(f"{_integer(src, 'turn')} >= {int(rule.min_turn)}")
-    if rule.min_user_tokens is not None:
-        tokens = f"json_extract({_json_of(src, 'conv_metadata')}, '$.sum_user_tokens')"
-        conds.append(f"(CASE WHEN json_type({tokens}) IN {_NUMERIC_JSON} THEN TRY_CAST({tokens} AS DOUBLE) END) "
-                     f">= {float(rule.min_user_tokens)!r}")
-    return "(" + " AND ".join(conds) + ")" if conds else "true"
+class _DuckDialect:
+    """The rules' primitives (``builder.pairwise.rules``) in DuckDB SQL for one source."""
+
+    def __init__(self, src: _Source) -> None:
+        self.src = src
+
+    def text(self, name: str) -> str:
+        return _text(self.src, name)
+
+    def number(self, name: str) -> str:
+        return _number(self.src, name)
+
+    def integer(self, name: str) -> str:
+        return _integer(self.src, name)
+
+    def flag(self, name: str) -> str:
+        return _flag(self.src, name)
+
+    def sampled(self) -> str:
+        return _sampled(self.src)
+
+    def _tag(self, path: tuple[str, ...]) -> str:
+        at = "$" + "".join(f".{_json_key(k)}" for k in path)
+        return f"json_extract({_json_of(self.src, 'category_tag')}, {_sql_str(at)})"
+
+    def tag_true(self, path: tuple[str, ...]) -> str:
+        return f"CAST({self._tag(path)} AS VARCHAR) = 'true'"
+
+    def tag_true_members(self, path: tuple[str, ...]) -> str:
+        v = self._tag(path)
+        members = f"map_values(json_transform({v}, '\"MAP(VARCHAR, JSON)\"'))"
+        return (f"(CASE WHEN json_type({v}) = 'OBJECT' THEN list_count(list_filter({members}, "
+                "lambda e: CAST(e AS VARCHAR) = 'true')) END)")
+
+    def meta_number(self, key: str) -> str:
+        v = f"json_extract({_json_of(self.src, 'conv_metadata')}, {_sql_str('$.' + _json_key(key))})"
+        return f"(CASE WHEN json_type({v}) IN {_NUMERIC_JSON} THEN TRY_CAST({v} AS DOUBLE) END)"
+
+    def regex(self, expr: str, pattern: str) -> str:
+        return f"regexp_matches({expr}, {_sql_str(pattern)})"
+
+    def string(self, value: str) -> str:
+        return _sql_str(value)
 
 
 def _decode(kind: Format, values: Sequence[str | None]) -> list[Any]:
@@ -972,55 +956,14 @@ class BattleScan:
         self._raw_names: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_name)", "one")[0] or [])
         self._raw_winners: list[str] = list(self._fetch("SELECT enum_range(NULL::raw_winner)", "one")[0] or [])
         g = self._fetch(f"SELECT {self._CODED}, f, n, p FROM groups", "numpy")
-        n = np.asarray(g["n"], dtype=np.int64)
-        rows_read = int(n.sum())
-        if rows_read == 0:
-            raise UserError(f"{self.path or '<memory>'}: no battles in file (empty input)")
-        clean = [_name(v) for v in _decode(self._src.kind, self._raw_names)]
-        ia, ib, iw = (np.asarray(g[c], dtype=np.int64) for c in ("ea", "eb", "ew"))
-        wcode = np.array([WINNER_CODES.get(v, -1) if isinstance(v, str) else -1
-                          for v in _decode(self._src.kind, self._raw_winners)] + [-1], dtype=np.int64)
-        o = wcode[iw]  # -1 (the appended slot) for null
-
-        # Model codes: first appearance (model_a column first, then model_b), over all rows.
-        pos = np.asarray(g["p"], dtype=np.int64)
-        names = sorted({m for m in clean if m is not None})
-        name_id = {m: k for k, m in enumerate(names)}
-        raw_to_name = np.array([name_id[m] if m is not None else -1 for m in clean] + [-1], dtype=np.int64)
-        na, nb = raw_to_name[ia], raw_to_name[ib]
-        big = np.iinfo(np.int64).max
-        first = np.full((2, len(names)), big)
-        np.minimum.at(first[0], na[na >= 0], pos[na >= 0])
-        np.minimum.at(first[1], nb[nb >= 0], pos[nb >= 0])
-
-        fate = np.asarray(g["f"], dtype=np.int64)
-        unfiltered = int(n[fate == 0].sum())  # rows with f = 0: the kept battles and the bad rows among them
-        fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
-        by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
-        bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
-        enabled = [*_enabled(self.filters), *self._extra_filters]
-        removed = {name: int(by_fate[code]) for name, code in FILTER_STATUS.items() if name in enabled}
-        kept = int(by_fate[0])
-        if kept == 0:
-            why = ", ".join(f"{k} {v}" for k, v in {**bad, **removed}.items() if v)
-            raise UserError(f"{self.path or '<memory>'}: no battles left of {rows_read} rows ({why or 'none valid'})")
-        self.report = BattleReport(self.source_name, rows_read, bad, removed, kept)
-        self._all_unfiltered_kept = unfiltered == kept  # no bad row among f = 0: nothing to decode per row
-
-        keep = fate == 0
-        used = np.zeros(len(names), dtype=bool)
-        used[na[keep]] = True
-        used[nb[keep]] = True
-        side = np.where(first[0] < big, 0, 1)
-        at = np.where(side == 0, first[0], first[1])
-        order = [k for k in np.lexsort((at, side)) if used[k]]
-        self.models: tuple[str, ...] = tuple(names[k] for k in order)
-        code_of_name = np.full(len(names) + 1, -1, dtype=np.int64)
-        code_of_name[np.array(order, dtype=np.int64)] = np.arange(len(order))
-        # raw value -> model code (-1: not a usable name); winners raw -> outcome
-        self._raw_code = np.append(code_of_name[raw_to_name[:-1]], -1)
-        self._winner_code = wcode
-        self._pair_groups = (code_of_name[na[keep]], code_of_name[nb[keep]], o[keep], n[keep])
+        sm = summarise_groups(
+            _decode(self._src.kind, self._raw_names), _decode(self._src.kind, self._raw_winners),
+            *(np.asarray(g[c], dtype=np.int64) for c in ("ea", "eb", "ew", "f", "n", "p")),
+            enabled=[*enabled_filters(self.filters), *self._extra_filters], source=self.source_name,
+            where=str(self.path or "<memory>"))
+        self.report, self.models = sm.report, sm.models
+        self._all_unfiltered_kept = sm.all_unfiltered_kept  # no bad row among f = 0: nothing to decode per row
+        self._raw_code, self._winner_code, self._pair_groups = sm.raw_code, sm.winner_code, sm.pair_groups
 
     def _q(self, sql: str, params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
         return _run(self._con, self.path, sql, params)
@@ -1395,6 +1338,73 @@ def _array_element_line(f: Any, record: int) -> int | None:
             break
 
 
+
+@dataclass(frozen=True, eq=False, slots=True)
+class GroupSummary:
+    """The report, model table and kept pair groups of one read, from its grouped raw values."""
+
+    report: BattleReport
+    models: tuple[str, ...]
+    raw_code: np.ndarray  # raw name index -> model code (-1: not a usable name), one more slot for null
+    winner_code: np.ndarray  # raw winner index -> outcome code (-1: unknown), one more slot for null
+    pair_groups: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # kept groups: code a, code b, outcome, rows
+    all_unfiltered_kept: bool  # no bad row among the rows no filter removed
+
+
+def summarise_groups(raw_names: Sequence[Any], raw_winners: Sequence[Any], ia: np.ndarray, ib: np.ndarray,
+                     iw: np.ndarray, fate: np.ndarray, n: np.ndarray, pos: np.ndarray, *, enabled: Sequence[str],
+                     source: str, where: str) -> GroupSummary:
+    """Clean the distinct raw values once and settle each group's fate (any engine's GROUP BY).
+
+    ``raw_names`` / ``raw_winners``: the distinct raw values, decoded (a JSON value as
+    Python); ``ia``/``ib``/``iw`` per group (a, b, w, f): the index of its raw values (the
+    length of the list for null), ``fate`` its filter fate, ``n`` its rows and ``pos`` its
+    first row's position in the file. A row's fate: 1 ``missing_model``, 2 ``same_model``, 3
+    ``unknown_winner`` (the first that applies), else its filter's, else kept. Model codes
+    follow first appearance (the names seen as ``model_a`` first, then those seen only as
+    ``model_b``), models without a kept battle left out.
+    """
+    clean = [_name(v) for v in raw_names]
+    wcode = np.array([WINNER_CODES.get(v, -1) if isinstance(v, str) else -1 for v in raw_winners] + [-1],
+                     dtype=np.int64)
+    o = wcode[iw]  # -1 (the appended slot) for null
+    rows_read = int(n.sum())
+    if rows_read == 0:
+        raise UserError(f"{where}: no battles in file (empty input)")
+    names = sorted({m for m in clean if m is not None})
+    name_id = {m: k for k, m in enumerate(names)}
+    raw_to_name = np.array([name_id[m] if m is not None else -1 for m in clean] + [-1], dtype=np.int64)
+    na, nb = raw_to_name[ia], raw_to_name[ib]
+    big = np.iinfo(np.int64).max
+    first = np.full((2, len(names)), big)
+    np.minimum.at(first[0], na[na >= 0], pos[na >= 0])
+    np.minimum.at(first[1], nb[nb >= 0], pos[nb >= 0])
+
+    unfiltered = int(n[fate == 0].sum())  # rows with f = 0: the kept battles and the bad rows among them
+    fate = np.where((na < 0) | (nb < 0), 1, np.where(na == nb, 2, np.where(o < 0, 3, fate)))
+    by_fate = np.bincount(fate, weights=n, minlength=max(FILTER_STATUS.values()) + 1)
+    bad = {kind: int(by_fate[k + 1]) for k, kind in enumerate(BAD_KINDS)}
+    removed = {name: int(by_fate[code]) for name, code in FILTER_STATUS.items() if name in enabled}
+    kept = int(by_fate[0])
+    if kept == 0:
+        why = ", ".join(f"{k} {v}" for k, v in {**bad, **removed}.items() if v)
+        raise UserError(f"{where}: no battles left of {rows_read} rows ({why or 'none valid'})")
+    report = BattleReport(source, rows_read, bad, removed, kept)
+
+    keep = fate == 0
+    used = np.zeros(len(names), dtype=bool)
+    used[na[keep]] = True
+    used[nb[keep]] = True
+    side = np.where(first[0] < big, 0, 1)
+    at = np.where(side == 0, first[0], first[1])
+    order = [k for k in np.lexsort((at, side)) if used[k]]
+    models = tuple(names[k] for k in order)
+    code_of_name = np.full(len(names) + 1, -1, dtype=np.int64)
+    code_of_name[np.array(order, dtype=np.int64)] = np.arange(len(order))
+    raw_code = np.append(code_of_name[raw_to_name[:-1]], -1)
+    return GroupSummary(report, models, raw_code, wcode,
+                        (code_of_name[na[keep]], code_of_name[nb[keep]], o[keep], n[keep]), unfiltered == kept)
+
 def _pair_cells(ca: np.ndarray, cb: np.ndarray, o: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Pair key ``lo * m + hi`` and outcome cell (0 lo won, 1 hi won, 2 tie) per row."""
     lo, hi = np.minimum(ca, cb), np.maximum(ca, cb)
@@ -1410,29 +1420,6 @@ def _pair_counts(models: tuple[str, ...], key: np.ndarray, cell: np.ndarray, n: 
     return PairCounts(models, uniq // m, uniq % m, flat[:, 0].copy(), flat[:, 1].copy(), flat[:, 2].copy())
 
 
-def _enabled(filters: BattleFilters) -> list[str]:
-    on = []
-    if filters.anony_only:
-        on.append("anony")
-    if filters.dedup_sampled:
-        on.append("dedup")
-    if filters.language is not None:
-        on.append("language")
-    if filters.min_date is not None:
-        on.append("min_date")
-    if filters.max_date is not None:
-        on.append("max_date")
-    if filters.min_turn is not None:
-        on.append("min_turn")
-    if filters.category is not None:
-        on.append("category")
-    if filters.models is not None:
-        on.append("models")
-    if filters.voter_column is not None and filters.voter_daily_cap is not None:
-        on.append("voter_cap")
-    return on
-
-
 def _cap_voters(con: duckdb.DuckDBPyConnection, path: Path | None, filters: BattleFilters) -> None:
     """The per-voter daily cap: of each voter's votes left by the other filters on one UTC day
     (votes without a time form one more "day"), the first ``voter_daily_cap`` in file order
@@ -1441,7 +1428,7 @@ def _cap_voters(con: duckdb.DuckDBPyConnection, path: Path | None, filters: Batt
         return
     pos = "pos" if "pos" in [r[0] for r in con.execute("DESCRIBE scan").fetchall()] else "rowid"
     _run(con, path, f"UPDATE scan SET f = {FILTER_STATUS['voter_cap']} WHERE {pos} IN (SELECT p FROM ("
-                    f"SELECT {pos} AS p, row_number() OVER (PARTITION BY v, floor(t / 86400.0) ORDER BY {pos}) AS k "
+                    f"SELECT {pos} AS p, {voter_cap_rank(pos)} AS k "
                     f"FROM scan WHERE f = 0 AND v IS NOT NULL) WHERE k > {int(filters.voter_daily_cap)})")
 
 

@@ -39,6 +39,7 @@ for ratings (then scaled) and for beta alike. H carries the 1e-5 ridge, not the 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -54,6 +55,7 @@ from builder.pairwise.bt import (
     INIT,
     SCALE,
     NoFiniteRating,
+    PairCounts,
     Unrated,
     analyse_graph,
     count_pairs,
@@ -308,9 +310,25 @@ class StyledFit:
         return float(self.ratings[self.models.index(model)])
 
 
+Sums = Callable[[np.ndarray, np.ndarray, int, int, "np.ndarray | None"], tuple[float, Any, Any, Any]]
+"""``sums(local, x, m, mode, w)``: the compiled pass's sums over the battles at ``x`` (``_pass``),
+with weights ``w`` (None: the battles' own). In process over a ``StyleDataset``
+(``dataset_sums``), or by a cluster over battles it keeps (``builder.pairwise.spark``)."""
+
+
+def dataset_sums(ds: StyleDataset) -> Sums:
+    """The sums of the fit over a dataset in memory."""
+    def sums(local: np.ndarray, x: np.ndarray, m: int, mode: int, w: np.ndarray | None = None) -> Any:
+        return _pass(ds.a, ds.b, ds.outcome, ds.weights if w is None else w, ds.features, local, x, m, mode)
+    return sums
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class _Problem:
-    ds: StyleDataset
+    models: tuple[str, ...]
+    n: int  # battles (the loss is their mean)
+    k: int  # covariates
+    sums: Sums
     local: np.ndarray  # int64 (n_models,): position in r, -1 if not fitted
     members: np.ndarray  # model codes in r order
     groups: tuple[np.ndarray, ...]  # positions in r of each fitted group (component)
@@ -318,26 +336,26 @@ class _Problem:
     reg: float
 
 
-def _problem(ds: StyleDataset, groups_codes: list[np.ndarray], reg: float) -> _Problem:
+def _problem(models: tuple[str, ...], n: int, k: int, sums: Sums, groups_codes: list[np.ndarray],
+             reg: float) -> _Problem:
     members = np.concatenate(groups_codes) if groups_codes else np.empty(0, np.int64)
-    local = np.full(len(ds.models), -1, dtype=np.int64)
+    local = np.full(len(models), -1, dtype=np.int64)
     local[members] = np.arange(members.size)
     groups, start = [], 0
     for g in groups_codes:
         groups.append(np.arange(start, start + g.size))
         start += g.size
-    m, k = members.size, ds.features.shape[1]
+    m = members.size
     fixed = np.array([g[-1] for g in groups], dtype=np.int64)
     free = np.setdiff1d(np.arange(m + k), fixed)
-    return _Problem(ds, local, members, tuple(groups), free, reg)
+    return _Problem(models, n, k, sums, local, members, tuple(groups), free, reg)
 
 
-def _evaluate(pr: _Problem, w: np.ndarray, x: np.ndarray, mode: int) -> tuple[float, Any, Any, Any]:
+def _evaluate(pr: _Problem, w: np.ndarray | None, x: np.ndarray, mode: int) -> tuple[float, Any, Any, Any]:
     """Penalised mean loss, its gradient and Hessian (mode >= 1) at x; G sum in mode 2."""
-    ds = pr.ds
     m = pr.members.size
-    loss, grad, hess, gcov = _pass(ds.a, ds.b, ds.outcome, w, ds.features, pr.local, x, m, mode)
-    n = ds.n
+    loss, grad, hess, gcov = pr.sums(pr.local, x, m, mode, w)
+    n = pr.n
     beta = x[m:]
     loss = loss / n + 0.5 * pr.reg * float(beta @ beta)
     if mode >= 1:
@@ -348,7 +366,7 @@ def _evaluate(pr: _Problem, w: np.ndarray, x: np.ndarray, mode: int) -> tuple[fl
     return loss, grad, hess, gcov
 
 
-def _newton(pr: _Problem, w: np.ndarray, x0: np.ndarray, tol: float) -> tuple[np.ndarray, int, float]:
+def _newton(pr: _Problem, w: np.ndarray | None, x0: np.ndarray, tol: float) -> tuple[np.ndarray, int, float]:
     """Minimise the penalised loss over the free coordinates from x0. Returns (x, iterations, max |grad|)."""
     x = x0.copy()
     free = pr.free
@@ -402,14 +420,36 @@ def fit_styled_bt(
         raise UserError("style-controlled fit: no battles with usable style metadata")
     battles = Battles(ds.models, ds.a, ds.b, ds.outcome, None,
                       BattleReport("", ds.n, dict.fromkeys(BAD_KINDS, 0), {}, ds.n))
-    counts = count_pairs(battles)
+    return fit_styled_sums(count_pairs(battles), ds.n, ds.feature_names, dataset_sums(ds), reg=reg, scale=scale,
+                           base=base, init=init, anchor=anchor, on_unidentifiable=on_unidentifiable)
+
+
+def fit_styled_sums(
+    counts: PairCounts,
+    n: int,
+    feature_names: tuple[str, ...],
+    sums: Sums,
+    *,
+    reg: float = REG,
+    scale: float = SCALE,
+    base: float = BASE,
+    init: float = INIT,
+    anchor: tuple[str, float] | None = None,
+    on_unidentifiable: Literal["raise", "drop"] = "raise",
+) -> StyledFit:
+    """``fit_styled_bt`` from what it needs of the battles: their pair counts (the battle
+    graph and the starting point), their number ``n`` and the sums of each Newton pass."""
+    models = counts.models
+    if n == 0:
+        raise UserError("style-controlled fit: no battles with usable style metadata")
     st = analyse_graph(counts.n_models, counts.i, counts.j, counts.wins_i, counts.wins_j, counts.ties)
-    unrated = tuple(Unrated(tuple(ds.models[c] for c in codes), describe_unrated(counts, codes))
+    unrated = tuple(Unrated(tuple(models[c] for c in codes), describe_unrated(counts, codes))
                     for codes, _ in st.unrated)
     if unrated and on_unidentifiable == "raise":
         raise NoFiniteRating(unrated)
-    pr = _problem(ds, [np.asarray(g, dtype=np.int64) for g in st.main], reg)
-    m, k = pr.members.size, ds.features.shape[1]
+    k = len(feature_names)
+    pr = _problem(models, n, k, sums, [np.asarray(g, dtype=np.int64) for g in st.main], reg)
+    m = pr.members.size
     # Start from the plain Bradley-Terry ratings of the same battles (Newton on the pair
     # counts, cheap): the style terms move them little, which saves Newton passes here.
     x0 = np.zeros(m + k)
@@ -417,10 +457,10 @@ def fit_styled_bt(
         if g.size > 1:
             beta10, _ = solve_group(counts, np.asarray(g, dtype=np.int64), scale=1.0, base=math.e)
             x0[pr.local[g]] = beta10
-    x, iterations, gmax = _newton(pr, ds.weights, x0, _STEP_TOL)
+    x, iterations, gmax = _newton(pr, None, x0, _STEP_TOL)
     x = _centre(pr, x)
     alpha = scale / math.log(base)
-    n_models = len(ds.models)
+    n_models = len(models)
     r = np.full(n_models, np.nan)
     r[pr.members] = x[:m]
     ratings = init + alpha * r
@@ -428,17 +468,17 @@ def fit_styled_bt(
     for c, members in enumerate(st.components):
         component[members] = c
     if anchor is not None:
-        ratings = _apply_anchor(ds.models, ratings, component, anchor)
+        ratings = _apply_anchor(models, ratings, component, anchor)
     both = (pr.local[counts.i] >= 0) & (pr.local[counts.j] >= 0)
     fitted = int(counts.totals()[both].sum())
     return StyledFit(
-        models=ds.models,
+        models=models,
         ratings=ratings,
         r=r,
         beta=x[m:].copy(),
-        feature_names=ds.feature_names,
+        feature_names=tuple(feature_names),
         component=component,
-        components=tuple(tuple(ds.models[c] for c in comp) for comp in st.components),
+        components=tuple(tuple(models[c] for c in comp) for comp in st.components),
         unrated=unrated,
         reg=reg,
         scale=scale,
@@ -465,10 +505,10 @@ def _apply_anchor(models: tuple[str, ...], ratings: np.ndarray, component: np.nd
     return out
 
 
-def _fit_problem(ds: StyleDataset, fit: StyledFit) -> _Problem:
+def _fit_problem(fit: StyledFit, n: int, sums: Sums) -> _Problem:
     rated = np.isfinite(fit.r)
     groups = [np.flatnonzero(rated & (fit.component == c)) for c in np.unique(fit.component[rated])]
-    return _problem(ds, groups, fit.reg)
+    return _problem(fit.models, n, fit.beta.size, sums, groups, fit.reg)
 
 
 def _point(pr: _Problem, fit: StyledFit) -> np.ndarray:
@@ -500,11 +540,16 @@ class StyledIntervals:
 def sandwich_styled(ds: StyleDataset, fit: StyledFit, *, ci: float = 0.95,
                     hessian_reg: float = HESSIAN_REG) -> StyledIntervals:
     """``arena-rank``'s sandwich estimator over the joint (r, beta) (see the module docstring)."""
-    pr = _fit_problem(ds, fit)
-    m, k = pr.members.size, ds.features.shape[1]
+    return sandwich_styled_sums(fit, ds.n, dataset_sums(ds), ci=ci, hessian_reg=hessian_reg)
+
+
+def sandwich_styled_sums(fit: StyledFit, n: int, sums: Sums, *, ci: float = 0.95,
+                         hessian_reg: float = HESSIAN_REG) -> StyledIntervals:
+    """``sandwich_styled`` from the fit, the number of battles and their sums (one pass)."""
+    pr = _fit_problem(fit, n, sums)
+    m, k = pr.members.size, fit.beta.size
     x = _point(pr, fit)
-    _, _, hess_sum, gcov_sum = _pass(ds.a, ds.b, ds.outcome, ds.weights, ds.features, pr.local, x, m, 2)
-    n = ds.n
+    _, _, hess_sum, gcov_sum = sums(pr.local, x, m, 2, None)
     hess = hess_sum / n + hessian_reg * np.eye(m + k)
     gcov = gcov_sum / n
     theta = np.concatenate([np.zeros(m), fit.beta])
@@ -514,7 +559,7 @@ def sandwich_styled(ds: StyleDataset, fit: StyledFit, *, ci: float = 0.95,
     se = np.sqrt(np.maximum(var, 0.0))
     z = float(ndtri(0.5 + ci / 2.0))
     alpha = fit.alpha
-    rating_se = np.full(len(ds.models), np.nan)
+    rating_se = np.full(len(fit.models), np.nan)
     rating_se[pr.members] = alpha * se[:m]
     lower = fit.ratings - z * rating_se
     upper = fit.ratings + z * rating_se
@@ -536,7 +581,7 @@ def bootstrap_styled(ds: StyleDataset, fit: StyledFit, rounds: int, seed: int, *
     """
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
-    pr = _fit_problem(ds, fit)
+    pr = _fit_problem(fit, ds.n, dataset_sums(ds))
     m, k = pr.members.size, ds.features.shape[1]
     x0 = _point(pr, fit)
     n = ds.n
@@ -581,8 +626,11 @@ __all__ = [
     "StyledIntervals",
     "bootstrap_styled",
     "build_style_dataset",
+    "dataset_sums",
     "fit_styled_bt",
+    "fit_styled_sums",
     "inverse_frequency_weights",
     "pair_battle_counts",
     "sandwich_styled",
+    "sandwich_styled_sums",
 ]
