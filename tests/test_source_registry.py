@@ -109,8 +109,9 @@ def _table(path: Path, names: dict[str, str]) -> list[dict[str, str]]:
     rows = []
     for row in csv.DictReader(path.read_text(encoding="utf-8").splitlines()):
         out = {k: pattern.sub(lambda m: back[m[0]], v or "") for k, v in row.items()}
-        if "evaluators" in out:  # sorted by evaluator id, which defaults to the (renamed) source name
-            out["evaluators"] = ";".join(sorted(out["evaluators"].split(";")))
+        for column in ("evaluators", "loo_ranks", "depends_on"):  # sorted by evaluator id, which
+            if column in out:  # defaults to the (renamed) source name
+                out[column] = ";".join(sorted(out[column].split(";")))
         rows.append(out)
     return rows
 

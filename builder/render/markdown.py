@@ -39,6 +39,10 @@ class ContentPage:
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.use(front_matter_plugin)
+    # a table scrolls inside its own box, so a wide one never widens the page on a phone
+    md.add_render_rule("table_open", lambda *_: '<div class="scroll" role="region" aria-label="Table" '
+                                                'tabindex="0">\n<table>\n')
+    md.add_render_rule("table_close", lambda *_: "</table>\n</div>\n")
     return md
 
 
