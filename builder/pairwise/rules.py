@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from builder.pairwise.battles import BattleFilters, CategoryRule
+from builder.errors import UserError
+from builder.pairwise.battles import REQUIRED, BattleFilters, CategoryRule
 
 FILTER_STATUS: dict[str, int] = {
     "anony": 4,
@@ -146,3 +147,14 @@ def enabled_filters(filters: BattleFilters) -> list[str]:
 
 __all__ = ["FILTER_STATUS", "Dialect", "category_sql", "enabled_filters", "fate_sql", "sql_string",
            "voter_cap_rank"]
+
+
+def check_columns(where: str, present: frozenset[str], filters: BattleFilters) -> None:
+    """UserError (one line, ``where`` first) when the dump lacks a column every battle needs or
+    one an enabled filter reads; the same check for every engine."""
+    for col in REQUIRED:
+        if col not in present:
+            raise UserError(f"{where} has no column {col!r} (needs model_a, model_b, winner)")
+    for col, flt in filters.needed_columns().items():
+        if col not in present:
+            raise UserError(f"{where} has no column {col!r}, which the {flt} filter needs")

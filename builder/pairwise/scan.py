@@ -75,7 +75,7 @@ from builder.pairwise.battles import (
 )
 from builder.pairwise.bt import PairCounts
 from builder.pairwise.history import Period, PeriodCounts
-from builder.pairwise.rules import FILTER_STATUS, enabled_filters, fate_sql, voter_cap_rank
+from builder.pairwise.rules import FILTER_STATUS, check_columns, enabled_filters, fate_sql, voter_cap_rank
 from builder.pairwise.summary import BattleSummary, compute_battle_summary
 
 if TYPE_CHECKING:  # pyarrow loads only for in-memory tables and Arrow results, not to read a file
@@ -360,13 +360,7 @@ def _source(con: duckdb.DuckDBPyConnection, path: Path, filters: BattleFilters,
 
 
 def _check_columns(src: _Source, filters: BattleFilters) -> None:
-    where = f"{src.path or '<memory>'}: {src.where}"
-    for col in REQUIRED:
-        if col not in src.present:
-            raise UserError(f"{where} has no column {col!r} (needs model_a, model_b, winner)")
-    for col, flt in filters.needed_columns().items():
-        if col not in src.present:
-            raise UserError(f"{where} has no column {col!r}, which the {flt} filter needs")
+    check_columns(f"{src.path or '<memory>'}: {src.where}", src.present, filters)
 
 
 # Cleaning SQL per source kind: a string, a number, a boolean, an integer, dedup_tag.sampled.

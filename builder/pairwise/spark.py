@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from builder.errors import UserError
-from builder.pairwise.battles import REQUIRED, BattleFilters, BattleReport
+from builder.pairwise.battles import BattleFilters, BattleReport
 from builder.pairwise.bt import PairCounts
-from builder.pairwise.rules import FILTER_STATUS, enabled_filters, fate_sql, voter_cap_rank
+from builder.pairwise.rules import FILTER_STATUS, check_columns, enabled_filters, fate_sql, voter_cap_rank
 from builder.pairwise.scan import (
     FEATURE_MISSING,
     FEATURE_NEGATIVE,
@@ -462,13 +462,7 @@ def _read_source(spark: SparkSession, location: str) -> _SparkSource:
 
 
 def _check_columns(src: _SparkSource, filters: BattleFilters) -> None:
-    where = f"{src.location}: {'schema' if src.kind == 'parquet' else 'record 1'}"
-    for col in REQUIRED:
-        if col not in src.present:
-            raise UserError(f"{where} has no column {col!r} (needs model_a, model_b, winner)")
-    for col, flt in filters.needed_columns().items():
-        if col not in src.present:
-            raise UserError(f"{where} has no column {col!r}, which the {flt} filter needs")
+    check_columns(f"{src.location}: {'schema' if src.kind == 'parquet' else 'record 1'}", src.present, filters)
 
 
 class SparkScan:
