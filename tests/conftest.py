@@ -272,3 +272,11 @@ def real_site(tmp_path_factory, shared_data):
 
     fields = once_per_session(tmp_path_factory, "real-site", make)  # one build per session, not per worker
     return RealSite(**{k: (v if k == "output" else Path(v)) for k, v in fields.items()})
+
+
+@pytest.fixture(scope="session")
+def real_snapshot(real_site):
+    """The real-data build's snapshot, loaded once per worker (read-only)."""
+    from builder.snapshot import load_snapshot
+
+    return load_snapshot(real_site.snapshot)

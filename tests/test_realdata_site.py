@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from datetime import date
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ import yaml
 from builder.config import load_config
 from builder.identity import identity_of
 from builder.render.intervals import compute_tie_groups
-from builder.snapshot import load_snapshot
 from builder.snapshot.models import Snapshot
 from builder.util.text import model_slug
 
@@ -30,14 +28,9 @@ COMMIT_DAYS = {"arena": "2025-12-11", "arena-catalog": "2025-12-17", "epoch": "2
                "litellm": "2026-07-24", "openrouter": "2026-08-19"}
 
 
-@cache
-def _snapshot(path: Path) -> Snapshot:
-    return load_snapshot(path)
-
-
 @pytest.fixture(scope="module")
-def snap(real_site) -> Snapshot:
-    return _snapshot(real_site.snapshot)
+def snap(real_snapshot) -> Snapshot:
+    return real_snapshot
 
 
 @pytest.fixture(scope="module")

@@ -8,23 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from functools import cache
-from pathlib import Path
 
 import pytest
 
-from builder.snapshot import load_snapshot
 from builder.snapshot.models import Snapshot
 
 
-@cache
-def _snapshot(path: Path) -> Snapshot:
-    return load_snapshot(path)
-
-
 @pytest.fixture(scope="module")
-def snap(real_site) -> Snapshot:
-    return _snapshot(real_site.snapshot)
+def snap(real_snapshot) -> Snapshot:
+    return real_snapshot
 
 
 def test_every_ranked_row_has_its_leave_one_out_ranks(snap):
