@@ -41,23 +41,23 @@ from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from typing import Any, Literal
 
+# each kind's module by its full name: the registry imports the kinds, never the package
+# (whose parse_payload dispatches through the registry)
+import builder.sources.aider as aider
+import builder.sources.epoch as epoch
+import builder.sources.litellm as litellm
+import builder.sources.livebench as livebench
+import builder.sources.lmarena as lmarena
+import builder.sources.lmarena_catalog as lmarena_catalog
+import builder.sources.metadata as curated
+import builder.sources.modelsdev as modelsdev
+import builder.sources.openrouter as openrouter
+import builder.sources.piratebench as piratebench
+import builder.sources.table as table
+import builder.sources.terminal_bench as terminal_bench
 from builder import config as _config
 from builder.config import SourceConfig
 from builder.records import ParseResult, Payload
-from builder.sources import (
-    aider,
-    epoch,
-    litellm,
-    livebench,
-    lmarena,
-    lmarena_catalog,
-    modelsdev,
-    openrouter,
-    piratebench,
-    table,
-    terminal_bench,
-)
-from builder.sources import metadata as curated
 from builder.sources.base import PayloadError
 
 log = logging.getLogger(__name__)
