@@ -1236,7 +1236,11 @@ class StyledBattles:
         skey = list(map(key.__getitem__, order))
         cell_keys = sorted(set(key))
         cell_start = [bisect_left(skey, x) for x in cell_keys] + [n]
-        self.sa, self.sb, self.start, self.stop, self.wins = [], [], [], [], []
+        self.sa: list[int] = []
+        self.sb: list[int] = []
+        self.start: list[int] = []
+        self.stop: list[int] = []
+        self.wins: list[list[int]] = []
         for x, at, end in zip(cell_keys, cell_start, cell_start[1:]):
             pair, o = divmod(x, 3)
             if not self.sa or self.sa[-1] * nm + self.sb[-1] != pair:
@@ -1349,8 +1353,9 @@ class StyledBattles:
         st = self.whole
         if left:
             # Only the pairs that lost battles change: their weights always, the groups only
-            # when a pair lost every win of one side (an edge of the battle graph) or a slice emptied.
-            pair = {}
+            # when an edge of the battle graph went (a pair lost every win of one side) and the
+            # main groups of the graph left differ.
+            pair: dict[tuple[int, int], list[int]] = {}
             for s, w in left.items():
                 x, y = self.sa[s], self.sb[s]
                 p = (x, y) if x < y else (y, x)
@@ -1368,10 +1373,10 @@ class StyledBattles:
                 u, wsum = st["u"][:], st["wsum"]
                 for p, c in pair.items():
                     new = 1.0 / max(sum(c), self.board["minPair"]) if self.board["reweight"] else 1.0
-                    for s in (self.slice_id.get(p), self.slice_id.get(p[::-1])):
-                        if s is not None:
-                            wsum += new * sum(left.get(s, self.wins[s])) - u[s] * sum(self.wins[s])
-                            u[s] = new
+                    for t in (self.slice_id.get(p), self.slice_id.get(p[::-1])):
+                        if t is not None:
+                            wsum += new * sum(left.get(t, self.wins[t])) - u[t] * sum(self.wins[t])
+                            u[t] = new
                 st = {**st, "u": u, "wsum": wsum}
         return {"gone": dict(gone), "n": n, "q": q, "rho": rho, "W": st["wsum"] / n, **st}
 
@@ -1409,9 +1414,9 @@ class StyledBattles:
             f = [list(chain.from_iterable(col[s:e] for s, e in spans)) for col in self.f]
             y = list(chain.from_iterable(self.y[s:e] for s, e in spans))
         lens = [e - s for s, e in spans]
-        z = chain.from_iterable(map(repeat, map(add, map(sub, map(r.__getitem__, map(self.sa.__getitem__, ids)),
-                                                           map(r.__getitem__, map(self.sb.__getitem__, ids))),
-                                                repeat(c)), lens))
+        d = map(add, map(sub, map(r.__getitem__, map(self.sa.__getitem__, ids)),
+                         map(r.__getitem__, map(self.sb.__getitem__, ids))), repeat(c))
+        z: Iterable[float] = chain.from_iterable(map(repeat, d, lens))  # r_a - r_b + c per battle
         for j in range(k):
             z = map(add, z, map(mul, f[j], repeat(eta[j])))
         p = sigmoid_column(z)
@@ -1444,10 +1449,10 @@ class StyledBattles:
             x = where.get(s)
             if x is None:
                 continue
-            d = r[self.sa[s]] - r[self.sb[s]] + c
+            shift = r[self.sa[s]] - r[self.sb[s]] + c
             for pos in positions:
                 fv = [col[pos] for col in self.f]
-                pp = 1.0 / (1.0 + math.exp(-(d + sum(map(mul, fv, eta)))))
+                pp = sigmoid_column([shift + sum(map(mul, fv, eta))])[0]
                 rr, hh = pp - self.y[pos], pp * (1.0 - pp)
                 res["A"][x] -= rr
                 for j in range(k):
@@ -1487,7 +1492,8 @@ class StyledBattles:
         return {"ur": ur, "g": signed(ug), "hsign": signed(uh), "hfsign": hfsign, "lap": lap, "g_tot": sum(ug),
                 "h_tot": sum(uh), "hf_tot": [sum(col) for col in uhf],
                 "gf_tot": [sum(map(mul, ur, col)) for col in base["G"]],
-                "hff": [[sum(map(mul, ur, base["HFF"][(min(j, i2), max(j, i2))])) for i2 in range(k)] for j in range(k)],
+                "hff": [[sum(map(mul, ur, base["HFF"][(min(j, i2), max(j, i2))])) for i2 in range(k)]
+                        for j in range(k)],
                 "t_half": list(map(mul, map(mul, ur, base["T"]), repeat(0.5))),
                 "tf_half": [list(map(mul, map(mul, ur, col), repeat(0.5))) for col in base["TF"]]}
 
@@ -1584,6 +1590,7 @@ class StyledBattles:
             if rebuild:
                 sums = {"H": base["H"], "HF": base["HF"], "HFF_all": ex["HFF_all"]}
                 lu = (pre["members"], cholesky(self.hessian(sums, pre, q, pre["penalty"], uf, free)))
+            assert lu is not None
             size = self.finish(pre, r, eta, cholesky_solve(lu[1], [-g[x] for x in free]))
             if size < STYLED_STEP or (rebuild and size < STYLED_NEWTON):
                 break
