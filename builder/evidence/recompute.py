@@ -1211,7 +1211,10 @@ class StyledBattles:
 
         self.board = board
         features = list(board["features"])
-        text = gzip.decompress(data).decode("ascii")
+        try:
+            text = gzip.decompress(data).decode("ascii")
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise InputError(f"{board['battles']}: not a gzip CSV ({exc})") from None
         header, _, body = text.partition("\n")
         if header.split(",") != ["model_a", "model_b", "outcome", *features]:
             raise InputError(f"{board['battles']}: header {header!r}, expected model_a,model_b,outcome,"
@@ -1224,10 +1227,13 @@ class StyledBattles:
             raise InputError(f"{board['battles']}: {n} battles, or a row without {width} fields")
         cols = [cells[j::width] for j in range(width)]
         self.n, self.k, self.n_models = n, k, nm
-        a, b, out = list(map(int, cols[0])), list(map(int, cols[1])), list(map(int, cols[2]))
+        try:
+            a, b, out = list(map(int, cols[0])), list(map(int, cols[1])), list(map(int, cols[2]))
+            raw = [list(map(float, c)) for c in cols[3:3 + k]]
+        except ValueError as exc:
+            raise InputError(f"{board['battles']}: {exc}") from None
         if not set(out) <= {0, 1, 2} or min(a + b) < 0 or max(a + b) >= nm:
             raise InputError(f"{board['battles']}: an outcome not 0, 1 or 2, or a model code outside the models")
-        raw = [list(map(float, c)) for c in cols[3:3 + k]]
         self.raw = raw
         # sorted by ordered pair, then outcome, then file order: a slice's cells lie side by side
         key = list(map(add, map(mul, map(add, map(mul, a, repeat(nm)), b), repeat(3)), out))
