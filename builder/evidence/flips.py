@@ -19,8 +19,9 @@ Shape (camelCase like the other evidence files)::
         "id": ..., "title": ..., "page": ..., "fit": "style",   # the same board's styled budgets
         "scale", "base", "init", "reweight", "minPair",
         "reg": 1.0,                                   # lambda of the penalty (lambda / 2) |beta|^2
+        "standardisation": "...", "weighting": "...", # the rules, in words
         "features": [...], "models": [...],           # the CSV's feature columns; its model codes
-        "battles": "styled-battles-arena.csv.gz", "nBattles": 25542,
+        "battles": "styled-battles-arena.csv.gz", "columns": "...", "nBattles": 25542,
         "ratings": {model: rating},                   # the published styled ratings
         "coefficients": {feature: {"beta", "mean", "std"}},   # published, rounded as on the page
         "flips": [...]                                # as above
@@ -42,6 +43,12 @@ from builder.snapshot.models import Arena, ArenaFlip, Snapshot
 FILE = "arena-flips.json"
 BATTLES_PREFIX = "styled-battles-"
 "Start of the name of each styled board's battles download (``styled-battles-<board>.csv.gz``)."
+
+
+STANDARDISATION = "(raw - mean) / sd per feature over the battles fitted; population sd, 0 read as 1"
+WEIGHTING = "1 / max(battles of the unordered pair, minPair), scaled to mean 1 over the battles fitted"
+BATTLE_COLUMNS = ("model_a, model_b: codes into models; outcome: 0 model_a won, 1 model_b won, 2 a tie of either "
+                  "kind (half a win each); then each feature's raw value; one row per battle, in file order")
 
 
 def battles_file(board_id: str) -> str:
@@ -79,8 +86,9 @@ def _styled_board(a: Arena, board_id: str, title: str, page: str) -> dict[str, A
     m = st.method
     return {"id": board_id, "title": title, "page": page, "fit": "style", "scale": m.scale, "base": m.base,
             "init": m.init, "reweight": m.reweight, "minPair": m.min_pair_battles, "reg": m.reg,
+            "standardisation": STANDARDISATION, "weighting": WEIGHTING if m.reweight else "1 per battle",
             "features": list(sb.features), "models": list(sb.models), "battles": battles_file(board_id),
-            "nBattles": sb.n_battles,
+            "columns": BATTLE_COLUMNS, "nBattles": sb.n_battles,
             "ratings": {r.model: r.rating for r in st.models},
             "coefficients": {c.feature: {"beta": c.beta, "mean": c.mean, "std": c.std} for c in st.coefficients},
             "flips": [_flip(f) for f in st.flips]}
