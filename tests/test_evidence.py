@@ -106,6 +106,9 @@ def test_styled_budgets_are_refitted_and_a_tampered_one_fails_verify(built, tmp_
         assert f"{kind:<28}" in proc.stdout, proc.stdout
     assert f"{'styled flip (reverses)':<28} {n:>6} of {n:<6} reproduced" in proc.stdout
     assert "MISS" not in proc.stdout
+    page = (built / "evidence" / "index.html").read_text()
+    assert "styled-battles-arena.csv.gz" in page and "style-controlled fit in file order" in page
+    assert "| styled-battles-<board>.csv.gz |" in (data / "README.md").read_text()
     copy = _copy(built, tmp_path)
     ev = json.loads((copy / "arena-flips.json").read_text())
     flips = next(b for b in ev["boards"] if b["fit"] == "style")["flips"]
