@@ -1746,6 +1746,8 @@ class StyledBattles:
         P = len(self.sa)
 
         def spread(col: list[float]) -> list[float]:
+            if len(ids) == P:  # every slice, in order
+                return col
             out = [0.0] * P
             for x, s in enumerate(ids):
                 out[s] = col[x]
