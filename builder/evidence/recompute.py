@@ -1090,7 +1090,7 @@ def recompute_flips(fl: dict, tally: Tally, location: str | None = None) -> None
 # most STYLED_TAYLOR from the whole fit (the pair's shift D plus the largest f . v) is summed
 # from the whole fit's per-pair sums of the loss's first, second and third derivatives times
 # the features: the gradient to second order in D and first in f . v, whose remainder is
-# about |dz|^3 / 48 per battle (under 3e-9 log-odds), its parts linear in the change summed
+# about |dz|^3 / 48 per battle (under 2.1e-8 log-odds), its parts linear in the change summed
 # per model once. The pairs that lost battles, their twins (the other way round, whose
 # weight changed) and those that moved more are summed battle by battle at every step. A fit
 # ends after a step below STYLED_STEP, or below STYLED_NEWTON when the Hessian was rebuilt at
@@ -1104,7 +1104,7 @@ STYLED_REBUILD = 1e-3
 "After a step above this many log-odds the Hessian is rebuilt at the new point, else the last one is reused."
 STYLED_NEWTON = 1e-4
 "Or after a step below this many log-odds by the Hessian at its own starting point."
-STYLED_TAYLOR = 5e-3
+STYLED_TAYLOR = 1e-2
 "Largest logit change (log-odds) of a battle whose ordered pair is summed by the expansion."
 STYLED_ITER = 60
 "Most Newton steps of one fit."
