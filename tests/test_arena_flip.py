@@ -377,6 +377,77 @@ def test_recompute_refits_every_plain_budget_and_catches_a_wrong_one(bundled_sit
     assert "MISS arena flip (reverses)" in proc.stdout
 
 
+def styled_board(section) -> dict[str, Any]:
+    """The styled board of arena-flips.json for a section (what ``recompute.py`` reads)."""
+    from builder.evidence.flips import compute_flips_evidence
+    from builder.snapshot.models import Snapshot
+
+    snap = Snapshot.model_construct(arena=section, arenas=())
+    ev = compute_flips_evidence(snap)
+    assert ev is not None
+    return next(b for b in ev["boards"] if b["fit"] == "style")
+
+
+@pytest.mark.parametrize("reweight", [False, True], ids=["unweighted", "reweighted"])
+def test_stdlib_styled_refit_agrees_with_the_styled_fit(demo_section, demo_cfg, reweight):
+    """recompute.py's standard-library styled fit, on the published battles file, against
+    ``builder.pairwise.styled``: the whole fit's ratings within 1e-6 points and beta within
+    1e-9, and without the votes of the budgets of 1, 2, 9 and 34 votes (and one vote fewer)
+    every refitted rating within 1e-4 points of ``fit_styled_bt`` on the battles left (the
+    pair's gap within 2e-5). Reweighted too (LMArena's weights; the demo publishes unweighted
+    budgets, whose removal lists serve as removals here)."""
+    import base64
+
+    from builder.evidence import recompute
+
+    board = styled_board(demo_section)
+    data = base64.b64decode(demo_section.style_battles.csv_gz)
+    battles, styles = read(DEMO, demo_cfg)
+    use = np.flatnonzero(styles.usable)
+    a, b, o, raw = battles.model_a[use], battles.model_b[use], battles.outcome[use], styles.raw[use]
+    assert board["nBattles"] == a.size and not board["reweight"]
+    models = battles.models
+    alpha = board["scale"] / math.log(board["base"])
+
+    def numpy_fit(keep: np.ndarray):
+        ds = build_style_dataset(models, a[keep], b[keep], o[keep], raw[keep], styles.features, reweight=reweight)
+        return fit_styled_bt(ds, on_unidentifiable="drop")
+
+    ref = numpy_fit(np.ones(a.size, dtype=bool))
+    if reweight:  # as a reweighted board would publish it
+        board["reweight"] = True
+        board["ratings"] = {m: round(float(x), 2) for m, x in zip(models, ref.ratings, strict=True) if np.isfinite(x)}
+        for f, beta in zip(board["features"], ref.beta, strict=True):
+            board["coefficients"][f]["beta"] = round(float(beta), 6)
+    sb = recompute.StyledBattles(board, data)
+    assert sb.n == a.size
+    code = {m: k for k, m in enumerate(models)}
+    r0 = [0.0] * len(models)
+    for m, rating in board["ratings"].items():
+        r0[code[m]] = (rating - board["init"]) / alpha
+    whole = sb.fit(r0, [board["coefficients"][f]["beta"] for f in board["features"]])
+    rated = np.flatnonzero(np.isfinite(ref.ratings))
+    got = board["init"] + alpha * np.array(whole["r"])
+    np.testing.assert_allclose(got[rated], ref.ratings[rated], atol=1e-6)
+    np.testing.assert_allclose(whole["beta"], ref.beta, atol=1e-9)
+    flips_by_votes = {f["votes"]: f for f in board["flips"]}
+    for votes in (1, 2, 9, 34):
+        f = flips_by_votes[votes]
+        snake = [{"model_a": v["modelA"], "model_b": v["modelB"], "outcome": v["outcome"], "count": v["count"]}
+                 for v in f["removed"]]
+        for removed in (snake, one_fewer(snake)):
+            camel = [{"modelA": v["model_a"], "modelB": v["model_b"], "outcome": v["outcome"], "count": v["count"]}
+                     for v in removed]
+            fit = sb.refit(sb.removed_positions(camel), whole["r"], whole["eta"], whole["base"], whole["lu"])
+            exact = numpy_fit(removal_mask(models, a, b, o, removed))
+            mine = np.array(fit["r"]) * alpha
+            theirs = exact.ratings - board["init"]
+            ok = np.isfinite(theirs)
+            np.testing.assert_allclose(mine[ok] - mine[ok].mean(), theirs[ok] - theirs[ok].mean(), atol=1e-4)
+            hi, lo = code[f["higher"]], code[f["lower"]]
+            assert mine[lo] - mine[hi] == pytest.approx(theirs[lo] - theirs[hi], abs=2e-5)
+
+
 def test_real_site_arena_page_shows_the_flip_budget(real_site):
     """The build from the real files: GenAI-Arena's text-to-image arena, fetched live from the
     test server, shows its #1/#2 budget, and recompute.py refits it."""

@@ -89,6 +89,47 @@ def test_a_swapped_board_position_is_reported(built, tmp_path):
     assert "MISS board order" in proc.stdout and rows[0]["identity"] in proc.stdout
 
 
+def test_styled_budgets_are_refitted_and_a_tampered_one_fails_verify(built, tmp_path):
+    """The demo's style-controlled flip budgets are refitted from their battles download
+    (styled-battles-arena.csv.gz) with the standard library; a budget one vote short of its
+    list, or a moved gapAfter, is named, and ``verify`` fails on it."""
+    from builder.evidence.verify import verify_site
+
+    data = built / "data"
+    ev = json.loads((data / "arena-flips.json").read_text())
+    styled = [b for b in ev["boards"] if b["fit"] == "style"]
+    assert styled and styled[0]["id"] == "arena" and (data / styled[0]["battles"]).is_file()
+    n = sum(1 for f in styled[0]["flips"] if f["flipped"])
+    assert n >= 9
+    proc = _recompute(data)
+    for kind in ("styled flip (reverses)", "styled flip gap after", "styled fit rating"):
+        assert f"{kind:<28}" in proc.stdout, proc.stdout
+    assert f"{'styled flip (reverses)':<28} {n:>6} of {n:<6} reproduced" in proc.stdout
+    assert "MISS" not in proc.stdout
+    page = (built / "evidence" / "index.html").read_text()
+    assert "styled-battles-arena.csv.gz" in page and "style-controlled fit in file order" in page
+    assert "| styled-battles-<board>.csv.gz |" in (data / "README.md").read_text()
+    copy = _copy(built, tmp_path)
+    ev = json.loads((copy / "arena-flips.json").read_text())
+    flips = next(b for b in ev["boards"] if b["fit"] == "style")["flips"]
+    moved = flips[0]
+    moved["gapAfter"] = round(moved["gapAfter"] + 0.01, 4)
+    short = max(flips[1:], key=lambda f: f["votes"] or 0)
+    assert short["minimal"] and short["votes"] >= 2
+    short["removed"][-1]["count"] -= 1
+    short["removed"] = [v for v in short["removed"] if v["count"] > 0]
+    held = next(f for f in flips if f is not moved and f is not short)
+    held["flipped"] = False  # published as keeping its order, but its votes do reverse it
+    (copy / "arena-flips.json").write_text(json.dumps(ev))
+    proc = _recompute(copy)
+    assert proc.returncode == 1
+    assert f"MISS styled flip gap after: arena: {moved['lower']} above {moved['higher']}" in proc.stdout
+    assert f"MISS styled flip (reverses): arena: {short['lower']} above {short['higher']}" in proc.stdout
+    assert f"MISS styled flip (no reversal): arena: {held['lower']} above {held['higher']}" in proc.stdout
+    result = verify_site(tmp_path)
+    assert not result.ok and "MISS styled flip (reverses)" in result.output
+
+
 def test_notebook_holds_the_same_code(built):
     nb = json.loads((built / "data" / "recompute.ipynb").read_text())
     code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")

@@ -6,6 +6,8 @@ number with the standard library alone.
                            family means, R, displayed score, rank and labels per board; the
                            bootstrap's seed, Arena intervals, fit residuals and results
     index-current.csv, index-all-versions.csv   the two index boards
+    arena-flips.json       the Arena vote flip budgets and what refitting them needs
+    styled-battles-<board>.csv.gz   each style-controlled fit's battles (gzip CSV), for its budgets
     README.md              what each file holds, licences and attribution
     recompute.py           the stdlib-only rebuild (also as recompute.ipynb)
 
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.evidence.flips import FILE as FLIPS_FILE
-from builder.evidence.flips import compute_flips_evidence
+from builder.evidence.flips import compute_flips_evidence, compute_styled_battles_files
 from builder.snapshot.models import (
     Board,
     BoardRow,
@@ -270,7 +272,10 @@ README_FILES: tuple[tuple[str, str, str], ...] = (
     ("index-current.csv", "the index board of current versions", INDEX_LICENCE),
     ("index-all-versions.csv", "the index board of all versions", INDEX_LICENCE),
     ("arena-flips.json", "each fitted Arena board's pair-outcome vote counts, plain ratings and vote flip "
-     "budgets (the votes whose removal reverses an adjacent pair of the top 10), for refitting", RATING_LICENCE),
+     "budgets (the votes whose removal reverses an adjacent pair of the top 10), and for the style-controlled "
+     "budgets the fit's settings, ratings and coefficients, for refitting", RATING_LICENCE),
+    ("styled-battles-<board>.csv.gz", "the battles of a board's style-controlled fit, in file order (gzip CSV: "
+     "model codes, outcome, raw style features), for refitting its flip budgets", RATING_LICENCE),
     ("recompute.py, recompute.ipynb", "the rebuild script (the same code in notebook cells)", "MIT"),
 )
 "(file, what it holds, licence) rows of the README's table."
@@ -319,9 +324,9 @@ def render_notebook(script: str) -> str:
     return json.dumps(nb, indent=1) + "\n"
 
 
-def compute_evidence_files(snapshot: Snapshot, site_url: str) -> dict[str, str]:
-    """File name (under ``data/``) -> text of every evidence download."""
-    files: dict[str, str] = {}
+def compute_evidence_files(snapshot: Snapshot, site_url: str) -> dict[str, str | bytes]:
+    """File name (under ``data/``) -> text (bytes for the gzip files) of every evidence download."""
+    files: dict[str, str | bytes] = {}
     boards = compute_boards_evidence(snapshot, site_url)
     files["boards-evidence.json"] = json.dumps(boards, indent=1, ensure_ascii=False) + "\n"
     if snapshot.index:
@@ -332,6 +337,7 @@ def compute_evidence_files(snapshot: Snapshot, site_url: str) -> dict[str, str]:
     flips = compute_flips_evidence(snapshot)
     if flips is not None:
         files[FLIPS_FILE] = json.dumps(flips, indent=1, ensure_ascii=False) + "\n"
+        files.update(compute_styled_battles_files(snapshot))
     script = RECOMPUTE.read_text(encoding="utf-8")
     files["recompute.py"] = script
     files["recompute.ipynb"] = render_notebook(script)

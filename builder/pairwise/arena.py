@@ -51,7 +51,8 @@ Snapshot ``"arena"`` section (all numbers JSON; ``null`` where a value does not 
                  "flipped", "checked_votes",      # view carries its own under "style"
                  "minimal", "upper_bound", "n_votes", "share", "gap_after", "refits",
                  "removed": [{"model_a", "model_b", "outcome", "count"}]}],
-      "pair_counts": {"models", "i", "j", "wins_i", "wins_j", "ties"}   # the plain fit's counts (with flips)
+      "pair_counts": {"models", "i", "j", "wins_i", "wins_j", "ties"},  # the plain fit's counts (with flips)
+      "style_battles": {"models", "features", "n_battles", "csv_gz"}   # the styled fit's battles (with its flips)
     }
 
 The section is returned as the typed ``builder.snapshot.models.Arena`` (bounds null without
@@ -345,6 +346,8 @@ def compute_arena_section(
                                   "reweight": cfg.reweight, "min_pair": MIN_PAIR}
     style = compute_style_view(battles, styles, cfg, rows) if styles is not None else None
     section["style"] = style
+    if style is not None and style.get("flips") and styles is not None:
+        section["style_battles"] = styled_battles_section(battles, styles)
     section["default_view"] = cfg.default_view if style is not None else "plain"
     if voter_column is not None:
         section["voters"] = {
@@ -418,6 +421,17 @@ def compute_style_view(battles: Battles, styles: StyleColumns, cfg: ArenaConfig,
     return section
 
 
+def styled_battles_section(battles: Battles, styles: StyleColumns) -> dict[str, Any]:
+    """The snapshot's ``style_battles``: the battles the style-controlled fit was given (those
+    with usable style metadata, in file order), for a refit without a flip budget's votes."""
+    from builder.pairwise.flips import styled_battles_csv_gz
+
+    use = np.flatnonzero(styles.usable)
+    return {"models": list(battles.models), "features": list(styles.features), "n_battles": int(use.size),
+            "csv_gz": styled_battles_csv_gz(battles.model_a[use], battles.model_b[use], battles.outcome[use],
+                                            styles.raw[use], styles.features)}
+
+
 def _winrate_section(fit: BTFit, counts: PairCounts, cfg: ArenaConfig) -> dict[str, Any]:
     rated = np.flatnonzero(np.isfinite(fit.ratings))
     pred_all = compute_predicted_winrates(fit.ratings[rated], scale=fit.scale, base=fit.base)
@@ -468,4 +482,4 @@ def _history_section(battles: Battles, periods: PeriodCounts | None, cfg: ArenaC
 
 __all__ = ["TABLE_COLUMNS", "battle_filters", "category_rule", "compute_arena_section", "compute_style_view",
            "fit_rating_table",
-           "reader_settings"]
+           "reader_settings", "styled_battles_section"]

@@ -46,6 +46,8 @@ count as a reversal. Everything here is pure: arrays in, records out.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -529,6 +531,29 @@ def compute_styled_flips(models: tuple[str, ...], model_a: np.ndarray, model_b: 
     return [search_pair(board, first, a, b, pos) for pos, a, b in adjacent_pairs(fit.ratings, fit.component, top)]
 
 
+# --------------------------------------------------------------------------- evidence
+
+
+def styled_battles_csv_gz(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray, raw_features: np.ndarray,
+                          feature_names: Sequence[str]) -> str:
+    """The battles of a style-controlled fit as a refit needs them, base64 of a gzip CSV.
+
+    Columns ``model_a,model_b,outcome,<feature>...``, one row per battle, in file order (the
+    order in which a flip budget's cells give up their first battles): the two models' codes
+    into the fit's model order, the outcome 0 (model_a won), 1 (model_b won) or 2 (a tie of
+    either kind) and each raw feature value as the fit got it (before standardisation), written
+    as the shortest text that reads back to the same float. gzip level 9 with no time stamp,
+    so the same battles give the same bytes.
+    """
+    code = np.where(np.asarray(outcome) >= 2, 2, outcome).astype(np.int64)
+    cols = [map(str, np.asarray(model_a).tolist()), map(str, np.asarray(model_b).tolist()), map(str, code.tolist())]
+    cols += [map(repr, [float(x) for x in np.asarray(raw_features)[:, q].tolist()])
+             for q in range(np.asarray(raw_features).shape[1])]
+    header = ",".join(["model_a", "model_b", "outcome", *feature_names])
+    text = header + "\n" + "".join(line + "\n" for line in map(",".join, zip(*cols, strict=True)))
+    return base64.b64encode(gzip.compress(text.encode("ascii"), compresslevel=9, mtime=0)).decode("ascii")
+
+
 __all__ = [
     "CELL_OUTCOMES",
     "MAX_ROUNDS",
@@ -547,6 +572,7 @@ __all__ = [
     "greedy_list",
     "merged",
     "plain_influence",
+    "styled_battles_csv_gz",
     "styled_influence",
     "truncate",
 ]

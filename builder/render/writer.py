@@ -90,10 +90,14 @@ class SiteWriter:
     cache: dict[str, Any] = field(default_factory=dict)
     changes: Sequence[Mapping[str, Any]] = ()
 
-    def file(self, rel: str, text: str) -> None:
+    def file(self, rel: str, text: str | bytes) -> None:
+        """Write ``rel``: text as UTF-8 with \\n line ends, bytes as they are."""
         path = self.out / rel
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(text, bytes):
+                path.write_bytes(text)
+                return
             with open(path, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
         except OSError as exc:  # a full disk names no file: say which one

@@ -856,6 +856,19 @@ class ArenaPairCounts(SnapshotModel):
     min_pair: int = Field(default=50, ge=1, description="The floor of those weights' pair count.")
 
 
+class ArenaStyleBattles(SnapshotModel):
+    """The style-controlled fit's battles, published with its flip budgets so a refit without the
+    removed votes can be rerun (``data/styled-battles-<board>.csv.gz`` among the evidence)."""
+
+    models: tuple[str, ...] = Field(description="The fit's model order; the CSV's model codes index into it.")
+    features: tuple[str, ...] = Field(description="The raw feature columns of the CSV, in the fit's order.")
+    n_battles: int = Field(ge=0, description="Rows of the CSV: every battle the styled fit was given.")
+    csv_gz: str = Field(
+        description="Base64 of a gzip CSV, header model_a,model_b,outcome,<feature>...: per battle in file order "
+        "the two model codes, the outcome 0 (model_a won), 1 (model_b won) or 2 (a tie of either kind) and each "
+        "raw feature value before standardisation.")
+
+
 class ArenaStyle(SnapshotModel):
     """The Arena page's Style control view: Bradley-Terry with covariates for how answers look."""
 
@@ -946,6 +959,9 @@ class Arena(SnapshotModel):
     pair_counts: ArenaPairCounts | None = Field(
         default=None, description="The plain fit's pair-outcome counts, published with the flip budgets so a "
         "refit without the removed votes can be rerun (null without flip budgets).")
+    style_battles: ArenaStyleBattles | None = Field(
+        default=None, description="The style-controlled fit's battles, published with its flip budgets so a "
+        "refit without the removed votes can be rerun (null without styled flip budgets).")
 
 
 # --------------------------------------------------------------------------- evals

@@ -92,7 +92,10 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix=f"bench-verify-{n}-") as tmp:
             folder = Path(tmp)
             for name, text in compute_evidence_files(snap, "https://example.org/").items():
-                (folder / name).write_text(text, encoding="utf-8")
+                if isinstance(text, bytes):
+                    (folder / name).write_bytes(text)
+                else:
+                    (folder / name).write_text(text, encoding="utf-8")
             v_wall, v_cpu, last = recompute_seconds(folder, a.repeat)
             if a.profile and n == max(a.sizes):
                 profile(folder)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from builder.evidence.export import compute_evidence_files
+from builder.evidence.flips import BATTLES_PREFIX
 from builder.render.writer import SiteWriter, Snap, current
 from builder.snapshot.models import CapabilityIndex, IndexSettings
 from builder.util.formats import INDEX_LICENCE
@@ -124,11 +125,19 @@ FILE_TEXT = {
     "index-current.csv": ("The Capability Index board of current versions.", INDEX_LICENCE),
     "index-all-versions.csv": ("The Capability Index board of all versions.", INDEX_LICENCE),
     "arena-flips.json": ("Each Arena board's pair-outcome vote counts, plain ratings and vote flip budgets, "
-                         "for refitting without the removed votes.", "CC BY-SA 4.0"),
+                         "and the style-controlled fits' settings, ratings and budgets, for refitting without "
+                         "the removed votes.", "CC BY-SA 4.0"),
+    BATTLES_PREFIX: ("The battles of one board's style-controlled fit in file order (gzip CSV: model codes, "
+                     "outcome, raw style features), for refitting its flip budgets.", "CC BY-SA 4.0"),
     "recompute.py": ("The rebuild script (standard library only).", "MIT"),
     "recompute.ipynb": ("The same script as notebook cells.", "MIT"),
     "README.md": ("What each file holds, licences and attribution.", "CC BY 4.0"),
 }
+
+
+def file_text(name: str) -> tuple[str, str]:
+    """(what it holds, licence) of a download (a styled board's battles by their common prefix)."""
+    return FILE_TEXT[BATTLES_PREFIX if name.startswith(BATTLES_PREFIX) else name]
 
 
 def render_evidence(w: SiteWriter) -> None:
@@ -139,7 +148,7 @@ def render_evidence(w: SiteWriter) -> None:
     worked = compute_index_worked(snap.index) if snap.index else None
     w.page("evidence/index.html", "evidence.html", title="Evidence", section="evidence",
            description="Download the evidence and rebuild every published number with the standard library.",
-           files=[{"name": n, "what": FILE_TEXT[n][0], "licence": FILE_TEXT[n][1]} for n in files],
+           files=[{"name": n, "what": file_text(n)[0], "licence": file_text(n)[1]} for n in files],
            worked=worked)
 
 
