@@ -86,7 +86,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
 
     With ``strict``, any warning raises ``CheckFailed`` before the swap (the old site stays).
     """
-    from builder.pipeline import verify_or_fail
+    from builder.pipeline import render_verified
     from builder.render.site import render_site, write_site_atomically
 
     snapshot = _load_snapshot(snapshot_path)
@@ -104,15 +104,16 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
         if safe_url(base_url) is None:
             raise UserError(f"--base-url: must be an http(s) URL, got {base_url!r}")
 
-    def build(tmp: Path) -> list[str]:
+    def pages(tmp: Path, after_page: Callable[[str], None]) -> list[str]:
         warnings = render_site(snapshot, history, cfg, base, tmp, now=when, base_url=base_url,
-                               banner_warnings=banner_warnings, attempt=attempt, change_log=change_log(cfg))
+                               banner_warnings=banner_warnings, attempt=attempt, change_log=change_log(cfg),
+                               after=after_page)
         if strict and warnings:
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
-        verify_or_fail(tmp)  # a site whose numbers do not rebuild is never swapped in
         return warnings
 
-    return write_site_atomically(out, build)
+    # a site whose numbers do not rebuild is never swapped in; the verify runs beside the later pages
+    return write_site_atomically(out, lambda tmp: render_verified(tmp, functools.partial(pages, tmp), base))
 
 
 @click.command("render")

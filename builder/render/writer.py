@@ -47,6 +47,8 @@ class Page:
     ``available(snapshot, earlier_snapshots)`` says whether to build it (and show its menu
     entry) for these inputs. ``menu`` is the menu title (``None``: not in the menu), or a
     function of the writer when the title comes from the content (the About page).
+    ``first(writer)``, when given, writes downloads before any page is rendered: those that
+    work beside the render reads (the evidence the build's verify recomputes meanwhile).
     """
 
     key: str
@@ -54,6 +56,7 @@ class Page:
     menu: str | Callable[[SiteWriter], str] | None = None
     href: str = ""  # relative to the site root, e.g. "arena/"
     available: Callable[[Snap | None, Sequence[Snap]], bool] = _always
+    first: Callable[[SiteWriter], object] | None = None
 
     def menu_title(self, w: SiteWriter) -> str | None:
         return self.menu(w) if callable(self.menu) else self.menu
