@@ -29,6 +29,7 @@ import click
 from builder.cli.context import Context, pass_ctx
 from builder.cli.options import base_url_option, now_option, out_option, strict_option
 from builder.errors import CheckFailed, UserError
+from builder.util.gc import gc_paused
 from builder.util.io import parse_utc
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def change_log(cfg: SiteConfig) -> ChangeLog:
     return functools.partial(compute_change_log, threshold=cfg.changes.score_threshold)
 
 
+@gc_paused
 def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now: str | None = None,
                          base_url: str | None = None, banner_warnings: bool = False,
                          strict: bool = False) -> list[str]:
@@ -131,6 +133,12 @@ def render_cmd(obj: Context, snapshot_path: Path, out: Path | None, now: str | N
     Earlier snapshots in the same folder (and in snapshots_dir) fill the archive and the
     method changelog. The output folder is swapped in whole.
     """
+    _render(obj, snapshot_path, out, now, base_url, strict)
+
+
+@gc_paused  # the imports, the snapshots' models and the pages live until the end: nothing to collect
+def _render(obj: Context, snapshot_path: Path, out: Path | None, now: str | None, base_url: str | None,
+            strict: bool | None) -> None:
     from builder.pipeline import check_out
     from builder.util.lock import project_lock
 
