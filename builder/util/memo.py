@@ -3,7 +3,7 @@
     code_fingerprint()                    -> hex: the package's Python sources and the versions
                                              of Python, pydantic and pydantic-core
     memo_key(*parts)                      -> hex: SHA-256 of the parts and the code fingerprint
-    Memo(base, name).get(key) / .put(key, text) / .prune()
+    Memo(base, name).get(key) / .put(key, text) / .text(key, make) / .prune()
         ``<site.yml folder>/.modelboards/<name>/<key>``: a text kept by the key of everything
         it was computed from; ``prune`` keeps what this process used and at most as many
         others again (the most recently used), so a memo never outgrows a few renders
@@ -21,6 +21,7 @@ import functools
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from builder.util.dirs import PACKAGE_DIR
@@ -83,6 +84,14 @@ class Memo:
                 tmp.unlink(missing_ok=True)
             except OSError:
                 pass
+
+    def text(self, key: str, make: Callable[[], str]) -> str:
+        """The entry ``key``, else ``make()`` (kept under ``key``)."""
+        text = self.get(key)
+        if text is None:
+            text = make()
+            self.put(key, text)
+        return text
 
     def prune(self) -> None:
         """Delete the entries this process did not use, but the ``len(used)`` most recently used."""

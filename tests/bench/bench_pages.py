@@ -6,8 +6,8 @@ memos, as on any day after the first); every HTML page it writes becomes one mkd
 the same folder layout, with the page's title as its heading and every table of the page as a
 Markdown table of the same rows and cells. Then, interleaved, ``--repeat`` times each: the
 whole ``modelboards render --snapshot`` process with its memos warm, the same with its memos
-removed first (cold: the earlier days' downloads and the published snapshots' check done
-afresh, as on a first render; the share images stay cached in both), and the whole ``mkdocs
+removed first (cold: the earlier days' downloads, the published snapshots' check and the
+JSON Schemas done afresh, as on a first render; the share images stay cached in both), and the whole ``mkdocs
 build`` process (``python -m mkdocs``, default theme, search plugin on as shipped); each run
 writes a new output folder. Prints pages, seconds and pages per second of each and the ratio
 ours / mkdocs beside its target (at least 1), the best of the runs. Wall time and CPU time
@@ -132,9 +132,10 @@ def count_pages(folder: Path, exclude: tuple[str, ...] = ()) -> int:
     return sum(1 for p in folder.rglob("*.html") if p.name not in exclude)
 
 
-MEMOS = ("archive-downloads", "snapshot-loads")
-"""The render's memos under .modelboards/ (builder.render.pages.archive.ARCHIVE_MEMO and
-builder.evidence.verify.SNAPSHOT_CHECK_MEMO): removed before each cold run."""
+MEMOS = ("archive-downloads", "snapshot-loads", "snapshot-schema", "api-schemas")
+"""The render's memos under .modelboards/ (builder.render.pages.archive.ARCHIVE_MEMO,
+builder.evidence.verify.SNAPSHOT_CHECK_MEMO, builder.render.pages.data.SCHEMA_MEMO and
+builder.render.pages.api.SCHEMA_MEMO): removed before each cold run."""
 
 
 def main() -> int:
