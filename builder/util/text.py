@@ -94,7 +94,9 @@ FSI, PDI = "\u2068", "\u2069"
 
 
 def strip_bidi(text: str) -> str:
-    """``text`` without bidirectional control characters."""
+    """``text`` without bidirectional control characters (none is ASCII: most text is returned at once)."""
+    if text.isascii():
+        return text
     return _BIDI.sub("", text) if _BIDI.search(text) else text
 
 
