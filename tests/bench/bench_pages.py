@@ -21,6 +21,7 @@ mkdocs is a bench-only dependency: ``pip install -e '.[bench]'`` (or an interpre
 it, ``--peer-python``).
 
     python tests/bench/bench_pages.py [--snapshot snapshots/2026-11-29.json] [--repeat 3] [--peer-python PY]
+                                      [--before DIR]   # DIR: earlier code (git worktree add DIR COMMIT), a row too
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ builder.evidence.verify.SNAPSHOT_CHECK_MEMO, builder.render.pages.data.SCHEMA_ME
 builder.render.pages.api.SCHEMA_MEMO)."""
 AGAIN, NEXT_DAY, COLD, PEER = ("modelboards render (again)", "modelboards render (next day)",
                                "modelboards render (cold)", "mkdocs build")
+BEFORE = "modelboards render (--before)"
 
 
 def set_memos(state: Path | None) -> None:
@@ -156,6 +158,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, interleaved; the best is reported")
     ap.add_argument("--peer-python", default=sys.executable,
                     help="the interpreter that has mkdocs [default: this one]")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a source tree of earlier code (git worktree add DIR COMMIT): its render is a row too")
     a = ap.parse_args()
     has_mkdocs = subprocess.run([a.peer_python, "-c", "import mkdocs"], capture_output=True, check=False)
     if has_mkdocs.returncode != 0:
@@ -170,6 +174,10 @@ def main() -> int:
     earlier = sorted(p for p in snapshot.parent.glob("*.json") if p.name[:10] < snapshot.name[:10])
     print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     names = (AGAIN, NEXT_DAY, COLD, PEER) if earlier else (AGAIN, COLD, PEER)
+    if a.before is not None:
+        before = a.before.resolve()
+        before_env = {**env, "PYTHONPATH": str(before)}
+        names = (BEFORE, *names)
     with tempfile.TemporaryDirectory(prefix="bench-pages-") as tmp:
         work = Path(tmp)
         site, peer, peer_out, next_day = work / "site", work / "peer", work / "peer-site", work / "memos"
@@ -180,6 +188,9 @@ def main() -> int:
                 if (ROOT / ".modelboards" / memo).is_dir():
                     shutil.copytree(ROOT / ".modelboards" / memo, next_day / memo)
         shutil.rmtree(site, ignore_errors=True)
+        if a.before is not None:  # its share images (and whatever it caches) warm too
+            timed([*render, str(snapshot), "--out", str(site)], before, before_env)
+            shutil.rmtree(site, ignore_errors=True)
         timed([*render, str(snapshot), "--out", str(site)], ROOT, env)  # warms the share images and memos
         ours_pages = count_pages(site)
         peer.mkdir()
@@ -194,6 +205,8 @@ def main() -> int:
                 if name == PEER:
                     w, c = timed([a.peer_python, "-m", "mkdocs", "build", "-q", "-f", str(peer / "mkdocs.yml"),
                                   "-d", str(peer_out)], peer, env)
+                elif name == BEFORE:
+                    w, c = timed([*render, str(snapshot), "--out", str(site)], before, before_env)
                 else:
                     # again: the memos this snapshot's own render left; next day: those of the day
                     # before's; cold: none (the share images stay cached in every case)
@@ -212,7 +225,7 @@ def main() -> int:
         n = ours_pages if name != PEER else peer_pages
         cpu_ratio = (n / c) / (peer_pages / peer_cpu)
         wall_ratio = (n / w) / (peer_pages / peer_wall)
-        mine = name != PEER
+        mine = name not in (PEER, BEFORE)
         if mine:
             ratios[name] = cpu_ratio
             ok = ok and cpu_ratio >= TARGET
