@@ -92,11 +92,14 @@ class SiteWriter:
     pages: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)
     changes: Sequence[Mapping[str, Any]] = ()
+    _folders: set[Path] = field(default_factory=set, init=False, repr=False)
 
     def file(self, rel: str, text: str) -> None:
         path = self.out / rel
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._folders:  # each folder made (or found) once per render
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(path.parent)
             with open(path, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
         except OSError as exc:  # a full disk names no file: say which one
