@@ -103,7 +103,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
             raise CheckFailed(f"{len(warnings)} warning(s) with --strict: " + "; ".join(warnings))
         return warnings
 
-    # a site whose numbers do not rebuild is never swapped in; the verify runs beside the later pages
+    # a site whose numbers do not rebuild is never swapped in; the verify runs beside the pages
     return write_site_atomically(out, lambda tmp: render_verified(tmp, functools.partial(pages, tmp), base))
 
 
