@@ -7,21 +7,24 @@
         ``<site.yml folder>/.modelboards/<name>/<key>``: a text kept by the key of everything
         it was computed from; ``prune`` keeps what this process used and at most as many
         others again (the most recently used), so a memo never outgrows a few renders
+    .get_texts(key) / .put_texts(key, {name: text})   several texts as one entry
 
 A memo is only for a function whose result depends on nothing but what its key covers: its
 input's content (hashed in full) and the code (``code_fingerprint``: any change to any module
 of the package, or to the library versions, is a new key, so nothing computed by other code
 is ever read back). An entry that cannot be written is skipped (a read-only checkout
-computes every time, with the same result); one that cannot be read is computed again.
+computes every time, with the same result); one that cannot be read, or whose text no longer
+matches the SHA-256 written with it (a damaged file), is computed again.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from builder.util.dirs import PACKAGE_DIR
@@ -62,14 +65,30 @@ class Memo:
         self.used: set[str] = set()
 
     def get(self, key: str) -> str | None:
+        """The text kept under ``key``; None when absent, unreadable or damaged."""
         self.used.add(key)
         path = self.folder / key
         try:
-            text = path.read_text(encoding="utf-8")
+            stored = path.read_text(encoding="utf-8")
             os.utime(path)  # most recently used: the last ``prune`` removes
         except (OSError, UnicodeDecodeError):
             return None
-        return text
+        digest, _, text = stored.partition("\n")
+        return text if digest == hashlib.sha256(text.encode()).hexdigest() else None
+
+    def get_texts(self, key: str) -> dict[str, str] | None:
+        """The texts ``put_texts`` kept under ``key``; None when absent, unreadable or damaged."""
+        text = self.get(key)
+        try:
+            texts = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
+            return None
+        return texts
+
+    def put_texts(self, key: str, texts: Mapping[str, str]) -> None:
+        self.put(key, json.dumps(texts, ensure_ascii=False))
 
     def put(self, key: str, text: str) -> None:
         self.used.add(key)
@@ -77,7 +96,7 @@ class Memo:
         tmp = path.with_name(f".{key[:16]}.{os.getpid()}.tmp")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
+            tmp.write_text(f"{hashlib.sha256(text.encode()).hexdigest()}\n{text}", encoding="utf-8")
             tmp.replace(path)  # whole or absent: a reader never sees half of it
         except OSError:
             try:

@@ -6,8 +6,6 @@ The schemas depend on the code and the site's URL alone: they are kept in a memo
 
 from __future__ import annotations
 
-import json
-
 from builder.api.build import api_settings, compute_api, render_api_files, render_schema_files
 from builder.api.page import compute_api_page
 from builder.render.pages.boards import board_downloads
@@ -32,7 +30,10 @@ def render_api(w: SiteWriter) -> None:
         docs = compute_api(w.snap, w.history, downloads=board_downloads(w), slug=model_slug, settings=settings)
         url = docs.index.site.url
         memo = Memo(w.base, SCHEMA_MEMO)
-        schemas = json.loads(memo.text(memo_key(SCHEMA_MEMO, url), lambda: json.dumps(render_schema_files(url))))
+        schemas = memo.get_texts(memo_key(SCHEMA_MEMO, url))
+        if schemas is None:
+            schemas = render_schema_files(url)
+            memo.put_texts(memo_key(SCHEMA_MEMO, url), schemas)
         memo.prune()
         for rel, text in render_api_files(docs, schemas).items():
             w.file(rel, text)

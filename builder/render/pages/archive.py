@@ -9,7 +9,6 @@ both and the code: each day after the first, only the newest earlier day is writ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,10 +51,10 @@ def render_archive(w: SiteWriter) -> None:
 
 def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
     key = memo_key(ARCHIVE_MEMO, w.attribution, snap.model_dump_json())
-    files = _read_files(memo.get(key))
+    files = memo.get_texts(key)
     if files is None:
         files = archived_downloads(snap, w.attribution)
-        memo.put(key, json.dumps(files, ensure_ascii=False))
+        memo.put_texts(key, files)
     for rel, text in files.items():
         w.file(rel, text)
 
@@ -71,19 +70,6 @@ def archived_downloads(snap: Snap, attribution: str) -> dict[str, str]:
         pairwise = exports.render_pairwise_csv(b)
         if pairwise is not None:
             files[f"data/archive/{day}/{b.id}-pairwise.csv"] = pairwise
-    return files
-
-
-def _read_files(text: str | None) -> dict[str, str] | None:
-    """A memo entry of ``archived_downloads``; None when absent or not such an object."""
-    if text is None:
-        return None
-    try:
-        files = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-        return None
     return files
 
 
