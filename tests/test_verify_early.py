@@ -56,8 +56,9 @@ def test_a_miss_still_stops_the_swap(tmp_path: Path):
 
 def test_a_failed_render_stops_the_script(tmp_path: Path):
     pid_file = tmp_path / "pid"
-    site = _site(tmp_path, f"import os, pathlib, time\npathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
-                           "time.sleep(60)\n")
+    script = (f"import os, pathlib, time\ntmp = pathlib.Path({str(pid_file)!r} + '.tmp')\n"
+              f"tmp.write_text(str(os.getpid()))\nos.replace(tmp, {str(pid_file)!r})\ntime.sleep(60)\n")
+    site = _site(tmp_path, script)  # the pid file appears whole
 
     def render(after):
         after("first")
