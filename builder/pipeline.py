@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from builder.config import SiteConfig, SourceConfig, resolve_data_path, snapshots_path
 from builder.errors import CheckFailed, UserError
@@ -40,9 +40,11 @@ from builder.util.io import as_utc, parse_utc
 from builder.util.text import public_message
 
 if TYPE_CHECKING:
+    from builder.evidence.verify import RecomputeRun
     from builder.render.site import ChangeLog
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -439,10 +441,9 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
         history, skipped = load_old_snapshots(snaps, exclude=path, demo=cfg.demo)
 
         def _render(tmp: Path) -> list[str]:
-            warnings = render_site(current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt,
-                                   change_log=change_log)
-            verify_or_fail(tmp)
-            return warnings
+            return render_verified(tmp, lambda after_page: render_site(
+                current, history, cfg, base, tmp, now=now, base_url=base_url, attempt=attempt,
+                change_log=change_log, after=after_page), base)
 
         warnings = write_site_atomically(out, _render)
     failed = [s for s in statuses if not s.ok and s.error != NOT_CONFIGURED_LIVE]
@@ -534,23 +535,46 @@ def check_base_url(base_url: str | None) -> None:
         raise UserError(f"--base-url: must be an absolute http(s) URL, got {base_url!r}")
 
 
-def verify_or_fail(site_dir: Path) -> None:
+def verify_or_fail(site_dir: Path, run: RecomputeRun | None = None, base: Path | None = None) -> None:
     """Run the site's own recompute.py on its export; raise CheckFailed naming the misses.
 
     ``build`` calls this on the new output before swapping it in, so a site whose numbers
-    do not rebuild is never published (the previous site stays).
+    do not rebuild is never published (the previous site stays). ``run`` is the script
+    already started on this site (``render_verified``); without it, it runs here. ``base``
+    (site.yml's folder) keeps the memo of published snapshot texts that loaded before.
     """
-    from builder.evidence.verify import verify_site
+    from builder.evidence.verify import SNAPSHOT_CHECK_MEMO, verify_site
+    from builder.util.memo import Memo
 
-    if not (Path(site_dir) / "data" / "recompute.py").is_file():
+    if run is None and not (Path(site_dir) / "data" / "recompute.py").is_file():
         return  # no snapshot rendered (fallback site): nothing to recompute
-    result = verify_site(site_dir)
+    result = verify_site(site_dir, run, Memo(base, SNAPSHOT_CHECK_MEMO) if base is not None else None)
     if not result.ok:
         misses = [line for line in result.output.splitlines() if line.startswith(("MISS", "recompute.py"))]
         if result.reason:  # it crashed: say why
             misses = [*misses[:1], result.reason, *misses[1:]]
         text = "; ".join(m.rstrip(":") for m in misses[:5]).replace(str(Path(site_dir).resolve()) + "/", "")
         raise CheckFailed("the new site's numbers do not rebuild: " + (text or "recompute.py failed"))
+
+
+def render_verified(site_dir: Path, render: Callable[[Callable[[str], None]], T], base: Path | None = None) -> T:
+    """``render(after_page)`` into ``site_dir``, then ``verify_or_fail`` (with ``base``); the render's result.
+
+    The site's recompute.py starts as soon as the step that writes it is done (``render_site``'s
+    ``after`` hook, ``builder.evidence.verify.RecomputeWhenReady``) and runs while the pages are
+    written; the verdict still waits for it, so a site whose numbers do not rebuild is never
+    swapped in. A render that fails stops the script.
+    """
+    from builder.evidence.verify import RecomputeWhenReady
+
+    early = RecomputeWhenReady(site_dir)
+    try:
+        result = render(early.after_page)
+        verify_or_fail(site_dir, early.run, base)
+    except BaseException:
+        early.cancel()
+        raise
+    return result
 
 
 def parse_now(value: str | None) -> datetime | None:

@@ -97,7 +97,8 @@ def render_cli() -> click.Group:
     """The ``render`` and ``serve`` commands under a group whose default ``--config`` is the
     test fixture's site.yml (``tests/fixtures/site.yml``)."""
     from builder.cli import Context, Group
-    from builder.cli.render import render_cmd, serve_cmd
+    from builder.cli.render import render_cmd
+    from builder.cli.serve import serve_cmd
 
     @click.group(cls=Group)
     @click.option("--config", default=str(ROOT / "tests" / "fixtures" / "site.yml"))

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from fixtures.make_snapshot import make_snapshot
 
 from builder.cli import Context, Group
-from builder.cli.render import render_cmd, serve_cmd
+from builder.cli.render import render_cmd
+from builder.cli.serve import serve_cmd
 from builder.cli.site import build
 from builder.util.outdir import SITE_MARKER
 

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from conftest import render_cli
 from fixtures.make_snapshot import make_snapshot, make_typed
 
-from builder.cli.render import snapshot_now, watch
+from builder.cli.render import snapshot_now
+from builder.cli.serve import watch
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "fixtures" / "site.yml"

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from conftest import render_cli
 from fixtures.make_snapshot import make_snapshot
 
-from builder.cli.render import _QuietHandler, bind_preview
+from builder.cli.serve import _QuietHandler, bind_preview
 from builder.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[1]

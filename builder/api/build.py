@@ -2,6 +2,7 @@
 
     compute_api(snapshot, history, downloads=..., slug=..., settings=...) -> ApiDocuments
     render_api_files(docs)                                                 -> {path: text}
+    render_schema_files(base_url)                                          -> {path: text} (the schemas)
 
 Nothing is refitted: every number is read from the snapshot. A board document's rows are
 the rows of the board download (``downloads[id]``, the document ``data/boards/{id}.json`` is
@@ -462,14 +463,20 @@ def compute_schemas(base_url: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def render_api_files(docs: ApiDocuments) -> dict[str, str]:
-    """Path below the site root -> file text, for every document, schema and the methodology."""
+def render_schema_files(base_url: str) -> dict[str, str]:
+    """Path below the site root -> text of every document kind's schema (``api/v1/schema/``)."""
+    return {f"api/v1/schema/{stem}.json": dump_document(schema) for stem, schema in compute_schemas(base_url).items()}
+
+
+def render_api_files(docs: ApiDocuments, schema_files: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Path below the site root -> file text, for every document, schema and the methodology.
+
+    ``schema_files`` is ``render_schema_files`` of the site's URL when the caller has it already."""
     files = {"api/v1/index.json": document_text(docs.index)}
     for bid, b in docs.boards.items():
         files[f"api/v1/boards/{bid}.json"] = document_text(b)
     for slug, m in docs.models.items():
         files[f"api/v1/models/{slug}.json"] = document_text(m)
-    for stem, schema in compute_schemas(docs.index.site.url).items():
-        files[f"api/v1/schema/{stem}.json"] = dump_document(schema)
+    files.update(schema_files if schema_files is not None else render_schema_files(docs.index.site.url))
     files["api/v1/methodology.md"] = docs.methodology
     return files

@@ -32,8 +32,14 @@ NAME_LIST_KEY = "models"
 "A list of strings under this key is a list of display names (lists of objects are walked)."
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"Types that hold no name to isolate (checked before the slower ``Mapping`` test)."
+
+
 def isolate_names(doc: Any) -> Any:
     """``doc`` (JSON-shaped: dicts, lists, scalars) with every display name isolated; a new object."""
+    if type(doc) in _SCALARS:
+        return doc
     if isinstance(doc, Mapping):
         out: dict[str, Any] = {}
         for k, v in doc.items():

@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 a check failed (``--strict``, ``verify``); 2 a user err
 config, bad file, bad option). A user error is one line on stderr, never a traceback.
 
     site     fetch, select, score, build, verify, explain, backfill
-    render   render, serve
+    render   render
+    serve    serve (the local preview)
     arena    the ``arena`` group (simulate, fit, history, judge)
     evals    the ``evals`` group (aggregate, clarify)
     diff     what changed between two snapshots, and why
@@ -33,7 +34,7 @@ COMMANDS = {
     "explain": "builder.cli.site:explain",
     "backfill": "builder.cli.site:backfill",
     "render": "builder.cli.render:render_cmd",
-    "serve": "builder.cli.render:serve_cmd",
+    "serve": "builder.cli.serve:serve_cmd",
     "arena": "builder.cli.arena:arena",
     "evals": "builder.cli.evals:evals",
     "mcp": "builder.cli.mcp:mcp_cmd",

@@ -1,6 +1,6 @@
 """The site's commands: fetch, select, score, build, verify, explain and backfill.
 
-Thin: options -> config -> pipeline stage. ``render`` and ``serve`` are in ``builder.cli.render``.
+Thin: options -> config -> pipeline stage. ``render`` is in ``builder.cli.render``, ``serve`` in ``builder.cli.serve``.
 """
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ def _parser() -> MarkdownIt:
 
 
 _MD = _parser()
+_FRONT = MarkdownIt("zero").use(front_matter_plugin)
+"Finds the front matter only: the same rule as ``_MD``'s, first at line 0, without parsing the markdown."
 
 
 def read_content_page(path: Path, *, text: str | None = None) -> ContentPage:
@@ -54,7 +56,7 @@ def read_content_page(path: Path, *, text: str | None = None) -> ContentPage:
     ``text``: the file's contents, when the caller has read them already."""
     if text is None:
         text = path.read_text(encoding="utf-8")
-    tokens = _MD.parse(text)
+    tokens = _FRONT.parse(text)
     meta: dict[str, Any] = {}
     body = text
     if tokens and tokens[0].type == "front_matter":

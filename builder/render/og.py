@@ -19,10 +19,8 @@ dropped and long lines cut with an ellipsis.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import json
-import multiprocessing
 import os
 import re
 import shutil
@@ -90,6 +88,9 @@ def _draw(cards: list[Sequence[Shape]], workers: int) -> list[bytes]:
     """PNGs of ``cards`` in order, in ``workers`` processes (this one when 1)."""
     if workers <= 1:
         return render_pngs(cards)
+    import concurrent.futures as cf
+    import multiprocessing
+
     chunks = [cards[k::workers] for k in range(workers)]  # interleaved: equal shares of work
     # spawn: a clean worker that imports only Pillow and the font (no forked locks or threads)
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -60,6 +60,7 @@ def render_site(
     pages: Sequence[Page] = PAGES,
     attempt: RefreshAttempt | None = None,
     change_log: ChangeLog | None = None,
+    after: Callable[[str], None] | None = None,
 ) -> list[str]:
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
@@ -72,7 +73,9 @@ def render_site(
     the snapshot download stays the saved one. ``change_log`` turns the snapshots shown
     (earlier ones and the current, oldest first) into the "what changed" documents
     (``builder.history.diff.compute_change_log``, which render may not import, so the command
-    passes it in); without it the change pages list no change.
+    passes it in); without it the change pages list no change. ``after`` is called once the
+    pages' ``first`` downloads are written (with ``"first"``), then after each page (with its
+    key): the build starts its verify from it as soon as the verify's inputs are there.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -124,7 +127,14 @@ def render_site(
     })
     warnings += copy_static([t / "static" for t in templates], out / "static")
     for page in chosen:
+        if page.first is not None:
+            page.first(w)
+    if after is not None:
+        after("first")
+    for page in chosen:
         page.render(w)
+        if after is not None:
+            after(page.key)
     draw_pending_cards(w)  # the share images no cache held, drawn together (in parallel when many)
     day = snap.date if snap else None
     w.file("sitemap.xml", w.env.get_template("sitemap.xml").render(

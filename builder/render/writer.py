@@ -47,6 +47,8 @@ class Page:
     ``available(snapshot, earlier_snapshots)`` says whether to build it (and show its menu
     entry) for these inputs. ``menu`` is the menu title (``None``: not in the menu), or a
     function of the writer when the title comes from the content (the About page).
+    ``first(writer)``, when given, writes downloads before any page is rendered: those that
+    work beside the render reads (the evidence the build's verify recomputes meanwhile).
     """
 
     key: str
@@ -54,6 +56,7 @@ class Page:
     menu: str | Callable[[SiteWriter], str] | None = None
     href: str = ""  # relative to the site root, e.g. "arena/"
     available: Callable[[Snap | None, Sequence[Snap]], bool] = _always
+    first: Callable[[SiteWriter], object] | None = None
 
     def menu_title(self, w: SiteWriter) -> str | None:
         return self.menu(w) if callable(self.menu) else self.menu
@@ -89,12 +92,15 @@ class SiteWriter:
     pages: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)
     changes: Sequence[Mapping[str, Any]] = ()
+    _folders: set[Path] = field(default_factory=set, init=False, repr=False)
 
     def file(self, rel: str, text: str | bytes) -> None:
         """Write ``rel``: text as UTF-8 with \\n line ends, bytes as they are."""
         path = self.out / rel
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._folders:  # each folder made (or found) once per render
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(path.parent)
             if isinstance(text, bytes):
                 path.write_bytes(text)
                 return

@@ -94,7 +94,9 @@ FSI, PDI = "\u2068", "\u2069"
 
 
 def strip_bidi(text: str) -> str:
-    """``text`` without bidirectional control characters."""
+    """``text`` without bidirectional control characters (none is ASCII: most text is returned at once)."""
+    if text.isascii():
+        return text
     return _BIDI.sub("", text) if _BIDI.search(text) else text
 
 
@@ -124,6 +126,8 @@ def finalize_value(value: Any) -> Any:
     """The jinja environment's ``finalize``: every printed value passes here before escaping,
     so bidi controls from upstream text never reach a page (markup the templates built is
     left alone: its own printed values already passed here)."""
+    if type(value) is str:  # most printed values: plain text, then numbers
+        return value if value.isascii() else strip_bidi(value)
     if isinstance(value, str) and not isinstance(value, Markup):
         return strip_bidi(value)
     return value

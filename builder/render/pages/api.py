@@ -1,13 +1,21 @@
-"""The static API (``api/v1/``: index, boards, models, schemas, methodology) and the "API and MCP" page."""
+"""The static API (``api/v1/``: index, boards, models, schemas, methodology) and the "API and MCP" page.
+
+The schemas depend on the code and the site's URL alone: they are kept in a memo
+(``builder.util.memo``, ``.modelboards/api-schemas/``), generated again when either changes.
+"""
 
 from __future__ import annotations
 
-from builder.api.build import api_settings, compute_api, render_api_files
+from builder.api.build import api_settings, compute_api, render_api_files, render_schema_files
 from builder.api.page import compute_api_page
 from builder.render.pages.boards import board_downloads
 from builder.render.writer import SiteWriter, fill_slots, md
 from builder.util.formats import RATING_LICENCE
+from builder.util.memo import Memo, memo_key
 from builder.util.text import model_slug
+
+SCHEMA_MEMO = "api-schemas"
+"The memo of ``render_schema_files`` by site URL."
 
 API_PARTS = ("endpoints", "tools", "resources", "curl", "clients")
 "The ``[[api-*]]`` slots of content/api.md, each filled from one part of ``_api.html``."
@@ -20,7 +28,14 @@ def render_api(w: SiteWriter) -> None:
     if w.snap is not None:
         settings = api_settings(w.cfg, base_url, RATING_LICENCE, w.attribution, w.content.get("methodology"))
         docs = compute_api(w.snap, w.history, downloads=board_downloads(w), slug=model_slug, settings=settings)
-        for rel, text in render_api_files(docs).items():
+        url = docs.index.site.url
+        memo = Memo(w.base, SCHEMA_MEMO)
+        schemas = memo.get_texts(memo_key(SCHEMA_MEMO, url))
+        if schemas is None:
+            schemas = render_schema_files(url)
+            memo.put_texts(memo_key(SCHEMA_MEMO, url), schemas)
+        memo.prune()
+        for rel, text in render_api_files(docs, schemas).items():
             w.file(rel, text)
         index = docs.index
     page = w.content.get("api")

@@ -1,7 +1,10 @@
 """The Archive (every saved snapshot with its downloads) and the method changelog.
 
 Also writes each snapshot's JSON download (``data/snapshots/<date>.json``) and the board
-downloads of every earlier day (``data/archive/<date>/<board>.csv|.json``).
+downloads of every earlier day (``data/archive/<date>/<board>.csv|.json``). An earlier day's
+downloads are a function of that snapshot's content and the site's attribution line alone, so
+they are kept in a memo (``builder.util.memo``, ``.modelboards/archive-downloads/``) keyed by
+both and the code: each day after the first, only the newest earlier day is written afresh.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ from builder.render import exports
 from builder.render.writer import SiteWriter, Snap
 from builder.snapshot.models import Family, Role
 from builder.util.io import compact_json
+from builder.util.memo import Memo, memo_key
+
+ARCHIVE_MEMO = "archive-downloads"
+"The memo (``builder.util.memo``) of every earlier day's downloads."
 
 
 def all_snapshots(w: SiteWriter) -> list[Snap]:
@@ -29,8 +36,10 @@ def render_archive(w: SiteWriter) -> None:
     snap = w.snap
     if w.saved:  # the snapshot as saved, not as the pages show it
         w.file(f"data/snapshots/{w.saved.date}.json", snapshot_download(w.saved))
+    memo = Memo(w.base, ARCHIVE_MEMO)
     for old in w.history:
-        _render_archived_downloads(w, old)
+        _render_archived_downloads(w, old, memo)
+    memo.prune()
     snapshots = all_snapshots(w)
     w.page("archive/index.html", "archive.html", title="Archive", section="archive",
            description="Every saved snapshot with its boards and downloads.",
@@ -40,15 +49,28 @@ def render_archive(w: SiteWriter) -> None:
            methods=method_changelog(list(reversed(snapshots))))
 
 
-def _render_archived_downloads(w: SiteWriter, snap: Snap) -> None:
+def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
+    key = memo_key(ARCHIVE_MEMO, w.attribution, snap.model_dump_json())
+    files = memo.get_texts(key)
+    if files is None:
+        files = archived_downloads(snap, w.attribution)
+        memo.put_texts(key, files)
+    for rel, text in files.items():
+        w.file(rel, text)
+
+
+def archived_downloads(snap: Snap, attribution: str) -> dict[str, str]:
+    """An earlier day's downloads (path in the site -> text): its snapshot and each board's CSV,
+    JSON and, with a bootstrap, pairwise CSV."""
     day = snap.date
-    w.file(f"data/snapshots/{day}.json", snapshot_download(snap))
+    files = {f"data/snapshots/{day}.json": snapshot_download(snap)}
     for b in snap.boards:
-        w.file(f"data/archive/{day}/{b.id}.csv", exports.render_board_csv(b))
-        w.file(f"data/archive/{day}/{b.id}.json", exports.render_board_json(b, snap, w.attribution))
+        files[f"data/archive/{day}/{b.id}.csv"] = exports.render_board_csv(b)
+        files[f"data/archive/{day}/{b.id}.json"] = exports.render_board_json(b, snap, attribution)
         pairwise = exports.render_pairwise_csv(b)
         if pairwise is not None:
-            w.file(f"data/archive/{day}/{b.id}-pairwise.csv", pairwise)
+            files[f"data/archive/{day}/{b.id}-pairwise.csv"] = pairwise
+    return files
 
 
 def _archive_entry(s: Snap, is_current: bool) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from builder.util.text import model_slug, strip_bidi
 
 MAX_MODELS = 5
 MIN_MODELS = 2
+_NUMBERS = frozenset({int, float, bool, type(None)})
 
 
 def _plain_text(doc: Any) -> Any:
@@ -36,6 +37,8 @@ def _plain_text(doc: Any) -> Any:
     into table cells and the CSV it offers, so a U+202E in a name never reorders them."""
     if isinstance(doc, str):
         return strip_bidi(doc)
+    if type(doc) in _NUMBERS:  # before the slower ``Mapping`` test
+        return doc
     if isinstance(doc, Mapping):
         return {strip_bidi(k): _plain_text(v) for k, v in doc.items()}
     if isinstance(doc, (list, tuple)):

@@ -1,4 +1,8 @@
-"""The Data page (every download with its schema and licence) and ``data/LICENCE.txt``."""
+"""The Data page (every download with its schema and licence) and ``data/LICENCE.txt``.
+
+The snapshot's JSON Schema depends on the code alone: it is kept in a memo
+(``builder.util.memo``, ``.modelboards/snapshot-schema/``), generated again when the code changes.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,10 @@ from builder.render import exports, identities
 from builder.render.pages.archive import all_snapshots
 from builder.render.writer import SiteWriter
 from builder.snapshot.schema import SCHEMA_FILE, render_json_schema
+from builder.util.memo import Memo, memo_key
+
+SCHEMA_MEMO = "snapshot-schema"
+"The memo of ``render_json_schema``."
 
 
 def render_data(w: SiteWriter) -> None:
@@ -14,7 +22,9 @@ def render_data(w: SiteWriter) -> None:
         w.file("data/identities.csv", identities.render_identities_csv(rows))
         w.file("data/identities.json", identities.render_identities_json(rows, w.snap, w.attribution))
     w.file("data/LICENCE.txt", exports.render_licence_text(w.snap, w.cfg.site.title, w.common["base_url"]))
-    w.file(f"data/{SCHEMA_FILE}", render_json_schema())
+    memo = Memo(w.base, SCHEMA_MEMO)
+    w.file(f"data/{SCHEMA_FILE}", memo.text(memo_key(SCHEMA_MEMO), render_json_schema))
+    memo.prune()
     w.page("data/index.html", "data.html", title="Downloads and schemas", section="data",
            description="Every download with its schema and licence.",
            boards=w.snap.boards if w.snap else (), snapshots=all_snapshots(w), schema_file=SCHEMA_FILE,

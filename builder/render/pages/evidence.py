@@ -140,11 +140,23 @@ def file_text(name: str) -> tuple[str, str]:
     return FILE_TEXT[BATTLES_PREFIX if name.startswith(BATTLES_PREFIX) else name]
 
 
+def write_evidence_files(w: SiteWriter) -> list[str]:
+    """Write the evidence downloads (``data/``) once per render; their file names, in order.
+
+    The page list runs it before any page (``Page.first``), so the build's verify can start
+    ``recompute.py`` on them while the pages are rendered."""
+    def write() -> list[str]:
+        files = compute_evidence_files(current(w), w.common["base_url"])
+        for name, text in files.items():
+            w.file(f"data/{name}", text)
+        return list(files)
+
+    return w.cached("evidence_files", write)
+
+
 def render_evidence(w: SiteWriter) -> None:
     snap = current(w)
-    files = compute_evidence_files(snap, w.common["base_url"])
-    for name, text in files.items():
-        w.file(f"data/{name}", text)
+    files = write_evidence_files(w)
     worked = compute_index_worked(snap.index) if snap.index else None
     w.page("evidence/index.html", "evidence.html", title="Evidence", section="evidence",
            description="Download the evidence and rebuild every published number with the standard library.",

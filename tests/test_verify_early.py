@@ -1,0 +1,171 @@
+"""The verify starts as soon as the render has written recompute.py and its downloads, runs
+beside the pages, still gates the swap, and is stopped when the render fails; the memos of
+what a render computes again from unchanged input (``builder.util.memo``)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from builder.errors import CheckFailed, UserError
+from builder.evidence import verify
+from builder.pipeline import render_verified
+from builder.util.memo import Memo, memo_key
+
+
+def _site(tmp_path: Path, script: str) -> Path:
+    site = tmp_path / "site"
+    (site / "data").mkdir(parents=True)
+    (site / "data" / "recompute.py").write_text(script, encoding="utf-8")
+    return site
+
+
+def _wait_for(path: Path, seconds: float = 30.0) -> None:
+    end = time.monotonic() + seconds
+    while not path.is_file():
+        if time.monotonic() > end:
+            raise AssertionError(f"{path} never appeared")
+        time.sleep(0.02)
+
+
+def test_the_script_runs_while_the_pages_render(tmp_path: Path):
+    started = tmp_path / "started"
+    site = _site(tmp_path, f"import pathlib\npathlib.Path({str(started)!r}).write_text('x')\n"
+                           "print('everything rebuilt')\n")
+    seen = []
+
+    def render(after):
+        after("first")  # recompute.py is there: it starts now
+        _wait_for(started)  # ... and runs before the render has returned
+        seen.append("pages")
+        after("home")
+        return ["a warning"]
+
+    assert render_verified(site, render) == ["a warning"]
+    assert seen == ["pages"]
+
+
+def test_a_miss_still_stops_the_swap(tmp_path: Path):
+    site = _site(tmp_path, "import sys\nprint('MISS board x')\nprint('1 number(s) did not rebuild')\nsys.exit(1)\n")
+    with pytest.raises(CheckFailed, match="MISS board x"):
+        render_verified(site, lambda after: after("first"))
+
+
+def test_a_failed_render_stops_the_script(tmp_path: Path):
+    pid_file = tmp_path / "pid"
+    script = (f"import os, pathlib, time\ntmp = pathlib.Path({str(pid_file)!r} + '.tmp')\n"
+              f"tmp.write_text(str(os.getpid()))\nos.replace(tmp, {str(pid_file)!r})\ntime.sleep(60)\n")
+    site = _site(tmp_path, script)  # the pid file appears whole
+
+    def render(after):
+        after("first")
+        _wait_for(pid_file)
+        raise RuntimeError("a page failed")
+
+    with pytest.raises(RuntimeError, match="a page failed"):
+        render_verified(site, render)
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_site_without_the_script_is_not_verified(tmp_path: Path):
+    site = tmp_path / "site"
+    site.mkdir()
+    assert render_verified(site, lambda after: (after("first"), after("home"), "done")[2]) == "done"
+
+
+def test_a_published_snapshot_that_loaded_is_not_loaded_again(tmp_path: Path, monkeypatch):
+    snaps = tmp_path / "site" / "data" / "snapshots"
+    snaps.mkdir(parents=True)
+    (snaps / "2026-11-29.json").write_text("{}", encoding="utf-8")
+    loads = []
+    monkeypatch.setattr(verify, "load_snapshot", lambda path: loads.append(path.name))
+    memo = Memo(tmp_path, verify.SNAPSHOT_CHECK_MEMO)
+    verify.check_published_snapshots(tmp_path / "site", memo)
+    verify.check_published_snapshots(tmp_path / "site", Memo(tmp_path, verify.SNAPSHOT_CHECK_MEMO))
+    assert loads == ["2026-11-29.json"]
+    (snaps / "2026-11-29.json").write_text('{"changed": 1}', encoding="utf-8")  # another text: loaded again
+    verify.check_published_snapshots(tmp_path / "site", Memo(tmp_path, verify.SNAPSHOT_CHECK_MEMO))
+    assert loads == ["2026-11-29.json", "2026-11-29.json"]
+
+
+def test_a_snapshot_that_does_not_load_is_never_remembered(tmp_path: Path):
+    snaps = tmp_path / "site" / "data" / "snapshots"
+    snaps.mkdir(parents=True)
+    (snaps / "2026-11-29.json").write_text("{not json", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(UserError, match="2026-11-29.json"):
+            verify.check_published_snapshots(tmp_path / "site", Memo(tmp_path, verify.SNAPSHOT_CHECK_MEMO))
+    assert not list((tmp_path / ".modelboards" / verify.SNAPSHOT_CHECK_MEMO).glob("*"))
+
+
+def test_memo_keys_cover_every_part_and_the_code():
+    assert memo_key("a", "bc") != memo_key("ab", "c")  # parts are length-prefixed
+    assert memo_key("a", b"b") == memo_key("a", "b")
+    assert len(memo_key()) == 64
+
+
+def test_memo_prune_keeps_what_was_used_and_as_many_recent(tmp_path: Path):
+    memo = Memo(tmp_path, "m")
+    for n in range(6):
+        memo.put(f"k{n}", str(n))
+        os.utime(memo.folder / f"k{n}", (1000 + n, 1000 + n))
+    later = Memo(tmp_path, "m")
+    assert later.text("k0", lambda: "never") == "0"  # read back, not made again
+    later.prune()
+    assert sorted(p.name for p in memo.folder.iterdir()) == ["k0", "k5"]  # used, and the newest other
+
+
+def test_a_damaged_memo_entry_is_computed_again(tmp_path: Path):
+    memo = Memo(tmp_path, "m")
+    memo.put_texts("k", {"data/x.csv": "a,b\n"})
+    assert Memo(tmp_path, "m").get_texts("k") == {"data/x.csv": "a,b\n"}
+    entry = memo.folder / "k"
+    entry.write_text(entry.read_text(encoding="utf-8").replace("a,b", "a,c"), encoding="utf-8")
+    assert Memo(tmp_path, "m").get_texts("k") is None  # the text no longer matches its SHA-256
+    memo.put("k", '["a list"]')
+    assert Memo(tmp_path, "m").get_texts("k") is None
+    memo.put("k", '{"data/x.csv": 1}')
+    assert Memo(tmp_path, "m").get_texts("k") is None
+    assert Memo(tmp_path, "m").text("k", lambda: "made") == '{"data/x.csv": 1}'
+    entry.write_text("spoiled", encoding="utf-8")
+    assert Memo(tmp_path, "m").text("k", lambda: "made") == "made"
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path):
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+    from fixtures.make_snapshot import make_snapshot
+
+    from builder.cli import main
+
+    config = tmp_path / "site.yml"
+    shutil.copy(Path(__file__).parent / "fixtures" / "site.yml", config)
+    snaps = tmp_path / "snaps"
+    snaps.mkdir()
+    for n, day in enumerate(("2026-11-15", "2026-11-22", "2026-11-29")):
+        (snaps / f"{day}.json").write_text(json.dumps(make_snapshot(10 + n, seed=n, day=day)), encoding="utf-8")
+
+    def render(out: str) -> dict[str, bytes]:
+        res = CliRunner().invoke(main, ["--config", str(config), "render", "--snapshot",
+                                        str(snaps / "2026-11-29.json"), "--out", str(tmp_path / out)])
+        assert res.exit_code == 0, res.output
+        return _tree(tmp_path / out)
+
+    cold = render("cold")
+    memos = tmp_path / ".modelboards"
+    assert len(list((memos / "archive-downloads").iterdir())) == 2  # the two earlier days
+    assert render("warm") == cold
+    for memo in ("archive-downloads", "api-schemas", "snapshot-schema", "snapshot-loads"):
+        for entry in (memos / memo).iterdir():
+            entry.write_text("{spoiled", encoding="utf-8")
+    assert render("spoiled") == cold
