@@ -44,7 +44,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, repeat, starmap
-from math import floor, isnan
+from math import floor
 from operator import add, gt, itemgetter, lt, mul, sub, truediv
 from pathlib import Path
 from typing import Any
@@ -810,26 +810,39 @@ def count_greater(a: array, b: array) -> int:
     return sum(map(gt, a, b))
 
 
+def has_nan(values: array) -> bool:
+    """Whether some value may be NaN: their sum is NaN (always with a NaN; also with +inf and
+    -inf, and then the caller only takes its slower path, which skips NaN)."""
+    t = sum(values)
+    return t != t
+
+
 def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict], dict]:
     """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R
     (``r``: identity -> R per round, NaN where it had none)."""
     rounds = u["rounds"]
     p_lo, p_hi = u["interval"]
     ranked = [row["identity"] for row in board["rows"]]
+    n = len(ranked)
+    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if has_nan(r[i])}
     # per round, each ranked row's competition rank: 1 + rows with a strictly greater R (0: no R);
     # over the round's values ascending, the last position of a value v leaves exactly the
-    # values greater than v after it, and a dict keeps the last position it is given
-    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if any(map(isnan, r[i]))}
-    rank_rows = []
-    for values in zip(*(r[i] for i in ranked)):
+    # values greater than v after it, and a dict keeps the last position it is given.
+    # The R and the ranks are held round after round in one array each (row p of round b at
+    # b * n + p), filled and read by strided slices: no object per value until one is compared.
+    by_round = array("d", bytes(8 * n * rounds))
+    for p, i in enumerate(ranked):
+        by_round[p::n] = r[i]
+    ranks = array("l")
+    for b in range(rounds if n else 0):
+        values = by_round[b * n:(b + 1) * n].tolist()
         if gaps:
             valid = [x for x in values if x == x]
             position = dict(zip(sorted(valid), range(len(valid), 0, -1)))
-            rank_rows.append(array("l", map(position.get, values, repeat(0))))
+            ranks.extend(map(position.get, values, repeat(0)))
         else:
-            position = dict(zip(sorted(values), range(len(values), 0, -1)))
-            rank_rows.append(array("l", map(position.__getitem__, values)))
-    ranks = dict(zip(ranked, zip(*rank_rows))) if rank_rows else {i: () for i in ranked}
+            position = dict(zip(sorted(values), range(n, 0, -1)))
+            ranks.extend(map(position.__getitem__, values))
     out: dict[str, dict] = {}
     for row in board["rows"] + board["new"]:
         i = row["identity"]
@@ -838,9 +851,10 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
                   "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
     lows = sorted(out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None)
+    above: dict[tuple[str, str], int] = {}  # (a, b) -> rounds in which R_a > R_b
     for pos, i in enumerate(ranked):
         o = out[i]
-        mine = ranks[i]
+        mine = ranks[pos::n]
         rk = sorted(mine)[mine.count(0):]
         if rk:
             o["rank_lo"] = rk[math.floor(p_lo * (len(rk) - 1))]
@@ -848,12 +862,15 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
             o["rank_ub"] = 1 + len(lows) - bisect_right(lows, o["r_hi"])
         o["p_first"] = mine.count(1) / rounds
         if pos:
-            o["p_above"] = count_greater(r[ranked[pos - 1]], r[i]) / rounds
+            above[ranked[pos - 1], i] = count_greater(r[ranked[pos - 1]], r[i])
+            o["p_above"] = above[ranked[pos - 1], i] / rounds
             o["tied_above"] = o["p_above"] < u["tieThreshold"]
     # tie groups anchored on their leader: a row joins while P(R_leader > R_row) < threshold
     leader = ranked[0] if ranked else ""
     for i in ranked[1:] if u.get("tieGroups") == "leader" else []:
-        ahead = count_greater(r[leader], r[i])
+        ahead = above.get((leader, i))
+        if ahead is None:
+            ahead = count_greater(r[leader], r[i])
         if ahead / rounds < u["tieThreshold"]:
             out[i]["tie_leader"], out[i]["p_leader"] = leader, ahead / rounds
         else:
