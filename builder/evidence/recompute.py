@@ -490,8 +490,9 @@ VALUES_PER_BLOCK = 2_000_000
 
 def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Sequence[float], fits: list, arena_draws,
                  mixing: tuple[int, float] | None = None) -> tuple[list[float], bool]:
-    """One round's value slots, NaN where the round dropped a fit, and whether it dropped any;
-    ``rand`` gives the round's uniforms in the documented order.
+    """One round's value slots (the Arena draws, then the calibrated values some row reads), NaN
+    where the round dropped a fit, and whether it dropped any; ``rand`` gives the round's
+    uniforms in the documented order.
 
     ``mixing``: (identities, c) for the per-model residual draws (``residualDraws`` "model":
     after every fit's resample, two uniforms (v, u) per identity, then one w per calibrated
@@ -513,7 +514,7 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
     refits = []
     for f in fits:
         n = f["n"]
-        # floor(u * n) is n only when u * n rounds up to n: the lists' extra last entry reads position n - 1
+        # floor(u * n) is n only when u * n rounds up to n: the tables' extra last entry reads position n - 1
         at = positions(rand, n, n)
         xs = pick(f["raws+"], at)
         arena = pick(v, pick(f["anchors+"], at))
