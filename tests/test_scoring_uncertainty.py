@@ -396,19 +396,22 @@ def test_recompute_rebuilds_the_bundled_bootstrap_bit_for_bit(bundled_snapshot):
 
 
 def test_recompute_shortcuts_give_the_plain_rules_numbers(bundled_snapshot, monkeypatch):
-    """The standard library's AS241, ``sum`` and the column blocks change no bit: the same
-    rounds with the pure-Python quantile, ``left_sum`` and one round per block."""
+    """The standard library's AS241, ``sum``, ``floor``, ``itemgetter`` and the column blocks
+    change no bit: the same rounds with the pure-Python quantile, ``left_sum``, int(u * n)
+    one uniform at a time, one index at a time and one round per block."""
     be = json.loads(json.dumps(compute_boards_evidence(bundled_snapshot, "https://example.org/")))
     be["uncertainty"]["rounds"] = 120
     fast = RC.run_rounds(be)
-    assert RC.library_quantiles() is not None  # CPython has it: the shortcut was taken
+    assert RC.library_arena_draws() is not None  # CPython has it: the shortcut was taken
     assert RC.skipping_works()
     shared = RC.run_rounds(be, workers=3)  # rounds 0-39, 40-79, 80-119 in three forked processes
     assert [{k: v.tobytes() for k, v in b.items()} for b in shared] == [{k: v.tobytes() for k, v in b.items()}
                                                                         for b in fast]
-    monkeypatch.setattr(RC, "library_quantiles", lambda: None)
+    monkeypatch.setattr(RC, "library_arena_draws", lambda: None)
     monkeypatch.setattr(RC, "total", RC.left_sum)
     monkeypatch.setattr(RC, "VALUES_PER_BLOCK", 1)
+    monkeypatch.setattr(RC, "positions", lambda rand, count, n: [int(rand() * n) for _ in range(count)])
+    monkeypatch.setattr(RC, "pick", lambda values, at: [values[k] for k in at])
     plain = RC.run_rounds(be)
     assert [{k: v.tobytes() for k, v in b.items()} for b in fast] == [{k: v.tobytes() for k, v in b.items()}
                                                                       for b in plain]

@@ -45,10 +45,10 @@ import urllib.request
 from array import array
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from itertools import repeat, starmap
-from math import isnan
-from operator import add, gt, mul, sub, truediv
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import compress, repeat, starmap
+from math import floor
+from operator import add, gt, itemgetter, lt, mul, sub, truediv
 from pathlib import Path
 from typing import Any
 
@@ -451,16 +451,20 @@ def bootstrap_inputs(be: dict) -> tuple[list, list, list, int]:
     return draws, fits, boards, n_slots
 
 
-def python_quantiles(ps: list[float]) -> list[float]:
-    """Phi^-1(p) for each p, by ``normal_quantile``."""
-    return [normal_quantile(p) for p in ps]
+def python_arena_draws(ps: list[float], ratings: Sequence[float], sds: Sequence[float]) -> list[float]:
+    """rating + sd * Phi^-1(p) for each Arena draw, by ``normal_quantile``."""
+    return [r + s * normal_quantile(p) for p, r, s in zip(ps, ratings, sds)]
 
 
-def library_quantiles():
-    """Phi^-1 over a list by the standard library's own AS241 (``statistics.NormalDist``
-    uses ``_normal_dist_inv_cdf``: the same coefficients and the same operations in the same
-    order, in C where CPython has it), or None when it is missing or differs from
-    ``normal_quantile`` on any probe (every branch, both tails, the smallest p)."""
+def library_arena_draws():
+    """``python_arena_draws`` by the standard library's own AS241, or None when it is missing
+    or differs on any probe (every branch, both tails, the smallest p, several ratings and sds).
+
+    ``statistics.NormalDist`` uses ``_normal_dist_inv_cdf(p, mu, sigma)``: the same
+    coefficients and the same operations in the same order, then mu + x * sigma, in C where
+    CPython has it; so with mu = rating and sigma = sd one call is the whole draw (sigma <= 0
+    is refused: with any sd of 0, x comes from mu = 0, sigma = 1, then rating + sd * x).
+    """
     import statistics
 
     inv = getattr(statistics, "_normal_dist_inv_cdf", None)
@@ -469,25 +473,29 @@ def library_quantiles():
     probes = [2.0 ** -53, 1e-300, 1e-30, 1e-12, 1e-6, 0.0001, 0.074, 0.075, 0.0751, 0.5, 0.924, 0.925, 0.926,
               1 - 1e-6, 1 - 1e-12, 1 - 2.0 ** -53] + [(k + 0.5) / 4099 for k in range(4099)]
     try:
-        if any(inv(p, 0.0, 1.0) != normal_quantile(p) for p in probes):
-            return None
+        for rating, sd in ((0.0, 1.0), (1300.25, 7.3), (-5.0, 0.001), (1e6, 123.4), (1187.0, 2.0 ** -30)):
+            if any(inv(p, rating, sd) != rating + sd * normal_quantile(p) for p in probes):
+                return None
     except Exception:  # noqa: BLE001 (any trouble at all: the pure-Python quantile is used)
         return None
 
-    def quantiles(ps: list[float]) -> list[float]:
-        return list(map(inv, ps, repeat(0.0), repeat(1.0)))
+    def draws(ps: list[float], ratings: Sequence[float], sds: Sequence[float]) -> list[float]:
+        if min(sds, default=1.0) > 0.0:
+            return list(map(inv, ps, ratings, sds))
+        return list(map(add, ratings, map(mul, sds, map(inv, ps, repeat(0.0), repeat(1.0)))))
 
-    return quantiles
+    return draws
 
 
 VALUES_PER_BLOCK = 2_000_000
 "Values drawn (rounds x slots) before they are turned into columns (one per slot) for R."
 
 
-def round_values(us: list[float], ratings: list[float], sds: list[float], fits: list, quantiles,
+def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Sequence[float], fits: list, arena_draws,
                  mixing: tuple[int, float] | None = None) -> tuple[list[float], bool]:
-    """One round's value slots from its uniforms ``us`` (in the documented order), NaN where
-    the round dropped a fit, and whether it dropped any.
+    """One round's value slots (the Arena draws, then the calibrated values some row reads), NaN
+    where the round dropped a fit, and whether it dropped any; ``rand`` gives the round's
+    uniforms in the documented order.
 
     ``mixing``: (identities, c) for the per-model residual draws (``residualDraws`` "model":
     after every fit's resample, two uniforms (v, u) per identity, then one w per calibrated
@@ -496,24 +504,23 @@ def round_values(us: list[float], ratings: list[float], sds: list[float], fits: 
 
     Each number is the rule's IEEE operations in the rule's order; the per-element loops run
     in ``map`` over the standard library's operators, and every sum is ``total``: left to
-    right from 0.0, as written in ``left_sum``.
+    right from 0.0, as written in ``left_sum``. A position floor(u * n) is ``floor`` of the
+    float product (u * n >= 0: the same integer as ``int``), taken as the uniforms are drawn
+    (no list of the round's uniforms: each is freed as soon as it is used); ``pick`` gathers
+    the entries at the positions in one call.
     """
-    n_arena = len(ratings)
-    ps = us[:n_arena]
+    ps = uniforms(rand, len(ratings))
     if 0.0 in ps:
         ps = [p if p > 0.0 else 2.0 ** -53 for p in ps]
-    v = list(map(add, ratings, map(mul, sds, quantiles(ps))))
-    pos = n_arena
+    v = arena_draws(ps, ratings, sds)
     dropped = False
     refits = []
     for f in fits:
         n = f["n"]
-        m = len(f["scored"])
-        # int(u * n) is n only when u * n rounds up to n: the lists' extra last entry reads position n - 1
-        picks = list(map(int, map(mul, us[pos:pos + n], repeat(n))))
-        pos += n
-        xs = list(map(f["raws+"].__getitem__, picks))
-        arena = list(map(v.__getitem__, map(f["anchors+"].__getitem__, picks)))
+        # floor(u * n) is n only when u * n rounds up to n: the tables' extra last entry reads position n - 1
+        at = positions(rand, n, n)
+        xs = pick(f["raws+"], at)
+        arena = pick(v, pick(f["anchors+"], at))
         mu = total(xs) / n
         dev = list(map(sub, xs, repeat(mu)))
         sigma = math.sqrt(total(map(mul, dev, dev)) / n)
@@ -526,31 +533,46 @@ def round_values(us: list[float], ratings: list[float], sds: list[float], fits: 
             ok = beta > 0
         res: Iterable[float] = ()
         if mixing is None:
-            res = map(f["residuals+"].__getitem__, map(int, map(mul, us[pos:pos + m], repeat(n))))
-            pos += m
+            res = pick(f["residuals+"], pick(positions(rand, f["m"], n), f["kept"]))
         refits.append((ok, alpha, beta, mu, sigma, res))
     if mixing is not None:
         models, share = mixing
-        agree, own = us[pos:pos + 2 * models:2], us[pos + 1:pos + 2 * models:2]
-        pos += 2 * models
+        vu = uniforms(rand, 2 * models)
+        follows, own = list(map(lt, vu[::2], repeat(share))), vu[1::2]  # per identity: v < c, and its u
         for k, f in enumerate(fits):
-            n, m = f["n"], len(f["scored"])
-            ws = us[pos:pos + m]
-            pos += m
-            xs = [q if a < share else w for q, a, w in zip(map(own.__getitem__, f["scored_models"]),
-                                                           map(agree.__getitem__, f["scored_models"]), ws)]
-            refits[k] = refits[k][:5] + (map(f["ascending+"].__getitem__, map(int, map(mul, xs, repeat(n)))),)
+            n, of = f["n"], f["scored_models"]
+            at = list(pick(positions(rand, f["m"], n), f["kept"]))  # x = w
+            for j in compress(range(len(at)), pick(follows, of)):
+                at[j] = floor(own[of[j]] * n)  # x = u
+            refits[k] = refits[k][:5] + (pick(f["ascending+"], at),)
     for f, (ok, alpha, beta, mu, sigma, res) in zip(fits, refits):
         if ok:
             fitted = map(truediv, map(mul, repeat(beta), map(sub, f["scored_raws"], repeat(mu))), repeat(sigma))
             v.extend(map(add, map(add, repeat(alpha), fitted), res))
         else:
-            v.extend(repeat(NAN, len(f["scored"])))
+            v.extend(repeat(NAN, len(f["kept"])))
             dropped = True
     return v, dropped
 
 
-def spec_r(fams: list[tuple[float, list[int]]], v: list[float]) -> float:
+def uniforms(rand: Callable[[], float], count: int) -> list[float]:
+    """The next ``count`` values of ``rand()``."""
+    return list(starmap(rand, repeat((), count)))
+
+
+def positions(rand: Callable[[], float], count: int, n: int) -> list[int]:
+    """floor(u * n) for each of the next ``count`` uniforms u."""
+    return list(map(floor, map(mul, starmap(rand, repeat((), count)), repeat(float(n)))))
+
+
+def pick(values: Sequence, at: Sequence[int]) -> Sequence:
+    """``values`` at the positions ``at``, in their order (``itemgetter``: one loop in C)."""
+    if len(at) > 1:
+        return itemgetter(*at)(values)
+    return [values[k] for k in at]
+
+
+def spec_r(fams: list[tuple[float, list[int]]], v: Sequence[float]) -> float:
     """R of one row in one round, value by value (NaN: a dropped value; NaN R: no family left)."""
     num = den = 0.0
     for w, slots in fams:
@@ -561,7 +583,7 @@ def spec_r(fams: list[tuple[float, list[int]]], v: list[float]) -> float:
     return num / den if den > 0 else NAN
 
 
-def block_r(fams: list[tuple[float, list[int]]], cols: list[tuple[float, ...]], means: dict) -> Iterator[float]:
+def block_r(fams: list[tuple[float, list[int]]], cols: Sequence[Sequence[float]], means: dict) -> Iterator[float]:
     """R of one row in each round of a block, from the slots' columns (no value dropped):
     the same operations in the same order as ``spec_r``, one round per element of ``map``.
 
@@ -626,24 +648,25 @@ def rounds_part(job: dict, start: int, count: int) -> list[array]:
     per_round, n_slots, specs = job["per_round"], job["n_slots"], job["specs"]
     skip_uniforms(rng, start * per_round)
     rand = rng.random
-    quantiles = library_quantiles() or python_quantiles
+    arena_draws = library_arena_draws() or python_arena_draws
     series = [array("d") for _ in specs]
     done = 0
     while done < count:
         block = min(max(1, VALUES_PER_BLOCK // max(n_slots, 1)), count - done)
-        values, dropped = [], []
+        table, dropped = array("d"), []  # the block's values, round after round
         for b in range(block):
-            v, lost = round_values(list(starmap(rand, repeat((), per_round))), job["ratings"], job["sds"],
-                                   job["fits"], quantiles, job["mixing"])
-            values.append(v)
+            v, lost = round_values(rand, job["ratings"], job["sds"], job["fits"], arena_draws, job["mixing"])
+            table.fromlist(v)
             if lost:
                 dropped.append(b)
-        cols = list(zip(*values)) if n_slots else []
+        # one column per slot, its values contiguous (reading float objects spread over the
+        # rounds' memory cost more than the arithmetic)
+        cols = [table[s::n_slots] for s in range(n_slots)]
         means: dict = {}
         for k, fams in enumerate(specs):
             r = array("d", block_r(fams, cols, means))
             for b in dropped:
-                r[b] = spec_r(fams, values[b])
+                r[b] = spec_r(fams, table[b * n_slots:(b + 1) * n_slots])
             series[k].extend(r)
         done += block
     return series
@@ -707,13 +730,12 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     models = sorted({ident for f in fits for _, _, ident in f["scored"]})
     position = {ident: k for k, ident in enumerate(models)}
     for f in fits:
-        f["raws+"] = [float(x) for x in f["raws"] + f["raws"][-1:]]  # floats: sum() then adds as left_sum
+        # the tables the rounds read as array('d'): contiguous doubles, read without touching objects
+        f["raws+"] = array("d", f["raws"] + f["raws"][-1:])  # floats: sum() then adds as left_sum
         f["anchors+"] = f["anchors"] + f["anchors"][-1:]
-        f["residuals+"] = f["residuals"] + f["residuals"][-1:]
+        f["residuals+"] = array("d", f["residuals"] + f["residuals"][-1:])
         ascending = sorted(f["residuals"])
-        f["ascending+"] = ascending + ascending[-1:]
-        f["scored_raws"] = [float(raw) for _, raw, _ in f["scored"]]
-        f["scored_models"] = [position[ident] for _, _, ident in f["scored"]]
+        f["ascending+"] = array("d", ascending + ascending[-1:])
     per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
     specs: list[list[tuple[float, list[int]]]] = []
@@ -727,8 +749,21 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
                 specs.append(fams)
             idx[ident] = unique[key]
         board_index.append(idx)
+    # A calibrated value no row reads is not computed (its uniforms are still drawn): the values
+    # rows read keep their order, renumbered after the Arena draws.
+    read = {s for fams in specs for _, slots in fams for s in slots}
+    renumber = {s: s for s in range(len(draws))}
+    for f in fits:
+        f["m"] = len(f["scored"])
+        f["kept"] = [j for j, (slot, _, _) in enumerate(f["scored"]) if slot in read]
+        kept = [f["scored"][j] for j in f["kept"]]
+        renumber.update((slot, len(renumber)) for slot, _, _ in kept)
+        f["scored_raws"] = array("d", [raw for _, raw, _ in kept])
+        f["scored_models"] = [position[ident] for _, _, ident in kept]
+    specs = [[(w, [renumber[s] for s in slots]) for w, slots in fams] for fams in specs]
+    n_slots = len(renumber)
     job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
-           "ratings": [r for r, _ in draws], "sds": [sd for _, sd in draws],
+           "ratings": array("d", [r for r, _ in draws]), "sds": array("d", [sd for _, sd in draws]),
            "mixing": (len(models), residual_share(fits)) if per_model else None}
     n = workers if workers is not None else workers_for(rounds, per_round)
     cuts = [rounds * k // n for k in range(n + 1)]
@@ -779,26 +814,39 @@ def count_greater(a: array, b: array) -> int:
     return sum(map(gt, a, b))
 
 
+def has_nan(values: array) -> bool:
+    """Whether some value may be NaN: their sum is NaN (always with a NaN; also with +inf and
+    -inf, and then the caller only takes its slower path, which skips NaN)."""
+    t = sum(values)
+    return t != t
+
+
 def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict], dict]:
     """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R
     (``r``: identity -> R per round, NaN where it had none)."""
     rounds = u["rounds"]
     p_lo, p_hi = u["interval"]
     ranked = [row["identity"] for row in board["rows"]]
+    n = len(ranked)
+    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if has_nan(r[i])}
     # per round, each ranked row's competition rank: 1 + rows with a strictly greater R (0: no R);
     # over the round's values ascending, the last position of a value v leaves exactly the
-    # values greater than v after it, and a dict keeps the last position it is given
-    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if any(map(isnan, r[i]))}
-    rank_rows = []
-    for values in zip(*(r[i] for i in ranked)):
+    # values greater than v after it, and a dict keeps the last position it is given.
+    # The R and the ranks are held round after round in one array each (row p of round b at
+    # b * n + p), filled and read by strided slices: no object per value until one is compared.
+    by_round = array("d", bytes(8 * n * rounds))
+    for p, i in enumerate(ranked):
+        by_round[p::n] = r[i]
+    ranks = array("l")
+    for b in range(rounds if n else 0):
+        values = by_round[b * n:(b + 1) * n].tolist()
         if gaps:
             valid = [x for x in values if x == x]
             position = dict(zip(sorted(valid), range(len(valid), 0, -1)))
-            rank_rows.append(array("l", map(position.get, values, repeat(0))))
+            ranks.extend(map(position.get, values, repeat(0)))
         else:
-            position = dict(zip(sorted(values), range(len(values), 0, -1)))
-            rank_rows.append(array("l", map(position.__getitem__, values)))
-    ranks = dict(zip(ranked, zip(*rank_rows))) if rank_rows else {i: () for i in ranked}
+            position = dict(zip(sorted(values), range(n, 0, -1)))
+            ranks.extend(map(position.__getitem__, values))
     out: dict[str, dict] = {}
     for row in board["rows"] + board["new"]:
         i = row["identity"]
@@ -807,9 +855,10 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
                   "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
     lows = sorted(out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None)
+    above: dict[tuple[str, str], int] = {}  # (a, b) -> rounds in which R_a > R_b
     for pos, i in enumerate(ranked):
         o = out[i]
-        mine = ranks[i]
+        mine = ranks[pos::n]
         rk = sorted(mine)[mine.count(0):]
         if rk:
             o["rank_lo"] = rk[math.floor(p_lo * (len(rk) - 1))]
@@ -817,12 +866,15 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
             o["rank_ub"] = 1 + len(lows) - bisect_right(lows, o["r_hi"])
         o["p_first"] = mine.count(1) / rounds
         if pos:
-            o["p_above"] = count_greater(r[ranked[pos - 1]], r[i]) / rounds
+            above[ranked[pos - 1], i] = count_greater(r[ranked[pos - 1]], r[i])
+            o["p_above"] = above[ranked[pos - 1], i] / rounds
             o["tied_above"] = o["p_above"] < u["tieThreshold"]
     # tie groups anchored on their leader: a row joins while P(R_leader > R_row) < threshold
     leader = ranked[0] if ranked else ""
     for i in ranked[1:] if u.get("tieGroups") == "leader" else []:
-        ahead = count_greater(r[leader], r[i])
+        ahead = above.get((leader, i))
+        if ahead is None:
+            ahead = count_greater(r[leader], r[i])
         if ahead / rounds < u["tieThreshold"]:
             out[i]["tie_leader"], out[i]["p_leader"] = leader, ahead / rounds
         else:
