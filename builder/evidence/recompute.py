@@ -40,8 +40,6 @@ import math
 import os
 import random
 import sys
-import urllib.error
-import urllib.request
 from array import array
 from bisect import bisect_right
 from collections import defaultdict
@@ -80,22 +78,31 @@ def check_location(location: str) -> None:
         raise InputError(f"{location}: no {BOARDS_FILE} in this folder (is it a ModelBoards site's data/ folder?)")
 
 
-def load(location: str, name: str) -> dict:
-    """Read ``name`` from a folder or from a URL ending in '/'."""
-    where = location.rstrip("/") + "/" + name if is_url(location) else str(Path(location) / name)
+def load_bytes(location: str, name: str) -> bytes:
+    """The bytes of ``name`` from a folder or from a URL ending in '/' (FileNotFoundError when
+    absent). urllib loads only for a URL: most runs read a folder."""
+    if not is_url(location):
+        return (Path(location) / name).read_bytes()
+    import urllib.error
+    import urllib.request
+
+    where = location.rstrip("/") + "/" + name
     try:
-        if is_url(location):
-            with urllib.request.urlopen(where, timeout=60) as resp:  # noqa: S310 (http(s) only)
-                text = resp.read().decode("utf-8")
-        else:
-            text = Path(where).read_text(encoding="utf-8")
-        return json.loads(text)
+        with urllib.request.urlopen(where, timeout=60) as resp:  # noqa: S310 (http(s) only)
+            return resp.read()
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             raise FileNotFoundError(where) from None
         raise InputError(f"{where}: HTTP {exc.code}") from None
     except urllib.error.URLError as exc:
         raise InputError(f"{where}: {exc.reason}") from None
+
+
+def load(location: str, name: str) -> dict:
+    """The JSON document ``name`` from a folder or from a URL ending in '/'."""
+    where = location.rstrip("/") + "/" + name if is_url(location) else str(Path(location) / name)
+    try:
+        return json.loads(load_bytes(location, name).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
     except UnicodeDecodeError as exc:
@@ -1162,22 +1169,6 @@ STYLED_ITER = 60
 "Most Newton steps of one fit."
 
 
-def load_bytes(location: str, name: str) -> bytes:
-    """The bytes of ``name`` from a folder or from a URL ending in '/' (FileNotFoundError when absent)."""
-    where = location.rstrip("/") + "/" + name if is_url(location) else str(Path(location) / name)
-    try:
-        if is_url(location):
-            with urllib.request.urlopen(where, timeout=60) as resp:  # noqa: S310 (http(s) only)
-                return resp.read()
-        return Path(where).read_bytes()
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            raise FileNotFoundError(where) from None
-        raise InputError(f"{where}: HTTP {exc.code}") from None
-    except urllib.error.URLError as exc:
-        raise InputError(f"{where}: {exc.reason}") from None
-
-
 def sigmoid_column(z: Iterable[float]) -> list[float]:
     """1 / (1 + e^-z) of every z (whole-column C loops; a logit below -700 element by element)."""
     from operator import neg
@@ -1896,8 +1887,10 @@ def r_without(contribs: list[tuple[str, str, float]], weights: dict, drop: set) 
 
 
 def competition(r: dict[str, float | None]) -> dict[str, int | None]:
-    vals = [x for x in r.values() if x is not None]
-    return {k: None if x is None else 1 + sum(1 for y in vals if y > x) for k, x in r.items()}
+    """Competition ranks: 1 + the number of values strictly greater (one sort, a bisection each)."""
+    vals = sorted(x for x in r.values() if x is not None)
+    n = len(vals)
+    return {k: None if x is None else 1 + n - bisect_right(vals, x) for k, x in r.items()}
 
 
 def dirichlet_draws(weights: dict, concentration: float, draws: int, seed: int) -> tuple[list[str], list[list[float]]]:
@@ -2012,6 +2005,9 @@ def recompute_robustness(be: dict, tally: Tally) -> None:
         tally.check("board evaluators left out", board["id"], 0 if pub["evaluators"] == evaluators else 1, 0, 0)
         ranked = [row["identity"] for row in board["rows"]]
         loo = {e: competition({k: r_without(v, weights, {e}) for k, v in contribs.items()}) for e in evaluators}
+        # per evaluator, the published R of the rows still ranked without it, ascending
+        still = {e: sorted(other["r"] for other in board["rows"] if loo[e][other["identity"]] is not None)
+                 for e in evaluators}
         for row in board["rows"]:
             i = row["identity"]
             got = {e: loo[e][i] for e in evaluators}
@@ -2025,8 +2021,7 @@ def recompute_robustness(be: dict, tally: Tally) -> None:
                                         f"{published.get('loo_ranks', {}).get(e)}, rebuilt {got[e]}")
             lo, hi = row.get("rank_lo"), row.get("rank_hi")
             # the place it would hold among the rows still ranked without e, by published R
-            base = {e: 1 + sum(1 for other in board["rows"] if loo[e][other["identity"]] is not None
-                               and other["r"] > row["r"]) for e in evaluators}
+            base = {e: 1 + len(still[e]) - bisect_right(still[e], row["r"]) for e in evaluators}
             depends = [e for e, k in got.items() if lo is not None and hi is not None and k is not None
                        and abs(k - base[e]) > hi - lo]
             flag = bool(depends) if lo is not None and hi is not None else None
