@@ -88,7 +88,7 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
 _READ_BACK_ROWS = 65_536  # rows per batch when a scan table is read back into per-battle arrays
-_READ_BACK_SETTINGS = ("48MB", "8MB")  # DuckDB's memory limit and allocator flush threshold meanwhile
+_READ_BACK_SETTINGS = ("48MB", "8MB", "8MB")  # DuckDB's memory limit and allocator flush thresholds meanwhile
 _DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
@@ -947,33 +947,39 @@ def connect(settings: ReaderSettings | None = None, *, in_memory: bool = False) 
 @dataclass(frozen=True, eq=False, slots=True)
 class _TextTable:
     """The distinct texts of one feature, decoded: ``value``/``quality`` per text, found by
-    the text's 64-bit ``hash``. Every kept battle's text is one of them, so within them the
-    hash names the text exactly once no two share it; ``slot`` maps the low ``bits`` of a
-    hash straight to its text (the fewest bits, up to 22, that tell these hashes apart)."""
+    the text's 64-bit ``hash`` (``h``, sorted). Every kept battle's text is one of them, so
+    within them the hash names the text exactly once no two share it. ``slot`` maps the low
+    bits of a hash (``mask``, about eight slots a text) to a text with those bits; a hash
+    whose slot holds another text is found by binary search."""
 
+    h: np.ndarray  # uint64, sorted
     value: np.ndarray
     quality: np.ndarray
     mask: np.uint64
-    slot: np.ndarray  # int32 (2**bits,): text index of each slot, -1 where none
+    slot: np.ndarray  # int32 (mask + 1,): index of a text with those low bits, 0 where none
 
     @staticmethod
     def of(h: np.ndarray, value: np.ndarray, quality: np.ndarray) -> _TextTable | None:
-        """The table of these texts (hash, value, quality per text); None when two share a hash
-        or no slot width up to 22 bits tells them apart."""
-        if np.unique(h).size != h.size:
+        """The table of these texts (hash, value, quality per text); None when two share a hash."""
+        order = np.argsort(h, kind="stable")
+        h, value, quality = h[order], value[order], quality[order]
+        if h.size > 1 and bool((h[1:] == h[:-1]).any()):
             return None
-        for bits in range(max(4, int(h.size).bit_length() + 1), 23):
-            mask = np.uint64((1 << bits) - 1)
-            low = (h & mask).astype(np.int64)
-            if np.unique(low).size == h.size:
-                slot = np.full(1 << bits, -1, dtype=np.int32)
-                slot[low] = np.arange(h.size, dtype=np.int32)
-                return _TextTable(value, quality, mask, slot)
-        return None
+        bits = max(4, int(h.size).bit_length() + 3)
+        mask = np.uint64((1 << bits) - 1)
+        slot = np.zeros(1 << bits, dtype=np.int32)
+        slot[(h & mask).astype(np.int64)] = np.arange(h.size, dtype=np.int32)
+        return _TextTable(h, value, quality, mask, slot)
 
     def look_up(self, h: np.ndarray) -> np.ndarray:
         """Text index of each hash (each the hash of one of the texts)."""
-        return self.slot[(h & self.mask).astype(np.int64)]
+        at = self.slot[(h & self.mask).astype(np.int64)]
+        if self.h.size == 0:
+            return at
+        miss = np.flatnonzero(self.h[at] != h)
+        if miss.size:
+            at[miss] = np.searchsorted(self.h, h[miss])
+        return at
 
 
 class BattleScan:
@@ -1220,24 +1226,26 @@ class BattleScan:
         k = len(self.features_spec)
         if not k:
             return
+        tables = self._text_tables()  # under the reader's memory limit: aggregations
         with contextlib.nullcontext() if self._is_view else self._reading_back():
-            for pos, _, cols in self._feature_batches(k):
+            for pos, _, cols in self._feature_batches(k, tables):
                 yield pos, cols
 
     def battle_feature_batches(self) -> Iterator[tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
         """``feature_batches`` with each batch's battles: ``(pos, battles, cols)``, ``battles``
         int64 shape (3, m): model code a, model code b and outcome (as ``battles()``), so one
         pass over the scan gives both."""
+        tables = self._text_tables()  # under the reader's memory limit: aggregations
         with contextlib.nullcontext() if self._is_view else self._reading_back():
-            for pos, battles, cols in self._feature_batches(len(self.features_spec), coded=True):
+            for pos, battles, cols in self._feature_batches(len(self.features_spec), tables, coded=True):
                 assert battles is not None
                 yield pos, battles, cols
 
-    def _feature_batches(self, k: int, coded: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray | None,
-                                                                               list[tuple[np.ndarray, np.ndarray]]]]:
+    def _feature_batches(self, k: int, text_tables: list[_TextTable | str | None], coded: bool = False
+                         ) -> Iterator[tuple[np.ndarray, np.ndarray | None, list[tuple[np.ndarray, np.ndarray]]]]:
         sel = []
         tables: list[_TextTable | None] = []
-        for j, (spec, table) in enumerate(zip(self.features_spec, self._text_tables(), strict=True)):
+        for j, (spec, table) in enumerate(zip(self.features_spec, text_tables, strict=True)):
             tables.append(table if isinstance(table, _TextTable) else None)
             qs = self._quality[j]
             if isinstance(table, _TextTable):  # the text's hash; value and quality looked up per distinct text
@@ -1297,9 +1305,10 @@ class BattleScan:
     @contextmanager
     def _reading_back(self) -> Iterator[None]:
         """While the scan table is read back into the caller's per-battle arrays, DuckDB needs
-        little memory: under a small limit (and flushing its allocator) it drops the blocks
-        the scan left cached, which would otherwise sit beside those arrays."""
-        names = ("memory_limit", "allocator_flush_threshold")
+        little memory: under a small limit (and flushing its allocator, after a task and after
+        dropping many blocks at once) it drops the blocks the scan left cached and hands the
+        memory back, which would otherwise sit beside those arrays."""
+        names = ("memory_limit", "allocator_flush_threshold", "allocator_bulk_deallocation_flush_threshold")
         before = self._fetch("SELECT " + ", ".join(f"current_setting('{k}')" for k in names), "one")
         for name, value in zip(names, _READ_BACK_SETTINGS, strict=True):
             self._q(f"SET {name} = {_sql_str(value)}")
@@ -1312,27 +1321,21 @@ class BattleScan:
     def _text_tables(self) -> list[_TextTable | str | None]:
         """Per feature spec read as JSON text (``_feature_text``): its distinct texts among the
         kept battles, decoded (``_TextTable``), or ``"rows"`` past ``_DISTINCT_TEXTS`` distinct
-        texts; None for a spec read as a value. One query for every feature."""
+        texts; None for a spec read as a value."""
         out: list[_TextTable | str | None] = [None] * len(self.features_spec)
         text = [j for j, spec in enumerate(self.features_spec) if _feature_text(self._src, spec) is not None]
         if not text:
             return out
-        parts = []
         for j in text:
             value, quality = _text_decoder(self.features_spec[j], "m")
-            parts.append(f"SELECT {j} AS j, hash(m) AS h, coalesce({value}, 'NaN'::DOUBLE) AS v, "
-                         f"CAST({quality} AS TINYINT) AS q FROM (SELECT DISTINCT m{j} AS m FROM scan "
-                         f"WHERE f = 0 AND {self._quality[j]} = {_LOOK_UP} LIMIT {_DISTINCT_TEXTS + 1})")
-        res = self._fetch(" UNION ALL ".join(f"({p})" for p in parts), "numpy")
-        feature = np.asarray(res["j"], dtype=np.int64)
-        for j in text:
-            rows = np.flatnonzero(feature == j)
-            if rows.size > _DISTINCT_TEXTS:
+            res = self._fetch(f"SELECT hash(m) AS h, coalesce({value}, 'NaN'::DOUBLE) AS v, "
+                              f"CAST({quality} AS TINYINT) AS q FROM (SELECT DISTINCT m{j} AS m FROM scan "
+                              f"WHERE f = 0 AND {self._quality[j]} = {_LOOK_UP} LIMIT {_DISTINCT_TEXTS + 1})", "numpy")
+            h = np.asarray(res["h"], dtype=np.uint64)
+            if h.size > _DISTINCT_TEXTS:
                 out[j] = "rows"
                 continue
-            table = _TextTable.of(np.asarray(res["h"], dtype=np.uint64)[rows],
-                                  np.asarray(res["v"], dtype=np.float64)[rows],
-                                  np.asarray(res["q"], dtype=np.int8)[rows])
+            table = _TextTable.of(h, np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8))
             out[j] = "rows" if table is None else table
         return out
 

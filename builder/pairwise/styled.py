@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import scipy.linalg
 from scipy.special import ndtri
 
 from builder.errors import UserError
@@ -374,10 +373,10 @@ def _newton(pr: _Problem, w: np.ndarray | None, x0: np.ndarray, tol: float) -> t
     loss, grad, hess, _ = _evaluate(pr, w, x, 1)
     for it in range(1, _MAX_ITER + 1):
         h = hess[np.ix_(free, free)]
-        try:
-            factor = scipy.linalg.cho_factor(h, check_finite=False)
-            step = -scipy.linalg.cho_solve(factor, grad[free], check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+        try:  # Cholesky (h = L L^T; numpy's, so the process needs no scipy.linalg), else least squares
+            chol = np.linalg.cholesky(h)
+            step = -np.linalg.solve(chol.T, np.linalg.solve(chol, grad[free]))
+        except np.linalg.LinAlgError:
             step = -np.linalg.lstsq(h, grad[free], rcond=None)[0]
         size = float(np.max(np.abs(step))) if step.size else 0.0
         t = 1.0
