@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -148,7 +149,7 @@ class StyleColumns:
     """Style features of a ``Battles`` object's battles (same order), shape (n,) unless stated."""
 
     features: tuple[str, ...]
-    raw: np.ndarray  # (n, k) float64: (x_a - x_b) / (x_a + x_b), 0 where the battle is not usable
+    raw: np.ndarray  # (n, k) float64 (float32 from contextual_battles): (x_a - x_b) / (x_a + x_b), 0 where not usable
     status: np.ndarray  # int8 codes of STYLE_ROW_KINDS (0 = usable)
     report: StyleReport
 
@@ -209,21 +210,26 @@ def contextual_columns(scan: BattleScan, features: Sequence[str], covariates: Se
 
 def contextual_battles(scan: BattleScan, features: Sequence[str],
                        covariates: Sequence[str]) -> tuple[Battles, StyleColumns]:
-    """``scan.battles()`` without times and ``contextual_columns``, from one pass over the scan."""
+    """``scan.battles()`` without times and ``contextual_columns``, from one pass over the scan.
+
+    The columns are float32 here (half the memory of the largest per-battle array): a
+    relative difference or covariate keeps 24 significant bits; the fit standardises and
+    sums them in float64 (``builder.pairwise.styled``)."""
     n = scan.report.rows_kept
     codes = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
-    styles = _fold_columns(scan, features, covariates, codes)
+    styles = _fold_columns(scan, features, covariates, codes, np.float32)
     return Battles(scan.models, codes[0], codes[1], codes[2], None, scan.report), styles
 
 
 def _fold_columns(scan: BattleScan, features: Sequence[str], covariates: Sequence[str],
-                  codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> StyleColumns:
+                  codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+                  dtype: type[np.floating[Any]] = np.float64) -> StyleColumns:
     """``contextual_columns``; with ``codes`` (model a, model b, outcome arrays of the kept
-    battles' size) also filled with the battles, in the same pass."""
+    battles' size) also filled with the battles, in the same pass; the matrix of ``dtype``."""
     index = {spec.name: j for j, spec in enumerate(scan.features_spec)}
     n = scan.report.rows_kept
     names = (*features, *covariates)
-    matrix = np.zeros((n, len(names)))
+    matrix = np.zeros((n, len(names)), dtype=dtype)
     status = np.zeros(n, dtype=np.int8)
     style_first: tuple[int, int] | None = None  # (record, kind) of the first battle with a malformed count
     cov_first: dict[str, int] = {}  # covariate -> record of its first non-numeric value

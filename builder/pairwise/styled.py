@@ -78,9 +78,9 @@ class StyleDataset:
     """Battles of the style-controlled fit, shape (n,) unless stated.
 
     ``a``/``b`` int32 codes into ``models``; ``outcome`` int8 codes of ``battles.OUTCOMES``;
-    ``features`` (n, k) float64, standardised (``mean``/``std`` shape (k,) are what was
-    removed); ``weights`` float64, ones (a read-only broadcast of 1.0) or inverse-frequency
-    weights with mean 1.
+    ``features`` (n, k) float64 (float32 when the raw matrix was; the pass computes in
+    float64), standardised (``mean``/``std`` shape (k,) are what was removed); ``weights``
+    float64, ones (a read-only broadcast of 1.0) or inverse-frequency weights with mean 1.
     """
 
     models: tuple[str, ...]
@@ -133,10 +133,13 @@ def build_style_dataset(
 ) -> StyleDataset:
     """Standardise ``raw_features`` (n, k) over these battles and attach the weights.
 
-    ``overwrite``: standardise ``raw_features`` in place (a float64 C-contiguous array the
-    caller no longer needs), saving one copy of the feature matrix.
+    ``overwrite``: standardise ``raw_features`` in place (a C-contiguous array the caller no
+    longer needs), saving one copy of the feature matrix. A float32 matrix stays float32 (its
+    moments are summed in float64); any other becomes float64.
     """
-    raw_features = np.asarray(raw_features, dtype=np.float64)
+    raw_features = np.asarray(raw_features)
+    if raw_features.dtype != np.float32:
+        raw_features = raw_features.astype(np.float64, copy=False)
     if raw_features.ndim != 2 or raw_features.shape[0] != a.shape[0]:
         raise ValueError("raw_features must have shape (n_battles, k)")
     z = raw_features if overwrite and raw_features.flags.c_contiguous else raw_features.copy()
@@ -264,7 +267,7 @@ def _add_pair_terms(grad: np.ndarray | None, mat: np.ndarray, key: np.ndarray, f
     block[np.diag_indices(m)] += per.sum(axis=1) + per.sum(axis=0)
     if not k:
         return
-    hf = np.empty_like(f)  # Fortran order, as f
+    hf = np.empty(f.shape, order="F")  # float64 whatever f is
     for j in range(k):
         np.multiply(f[:, j], h, out=hf[:, j])
     for j in range(k):
