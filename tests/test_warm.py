@@ -35,8 +35,7 @@ def test_every_kernel_is_warmed_or_only_called_by_kernels():
     signatures = {(id(d), args) for _, d, args in kernels()}
     assert len(names) == len(signatures) == len(kernels())  # a kernel may be warmed for several types
     modules = _kernel_modules()
-    assert {"builder.scoring.uncertainty", "builder.pairwise.elo", "builder.pairwise.styled",
-            "builder.pairwise.battles"} <= set(modules)
+    assert {"builder.scoring.uncertainty", "builder.pairwise.elo", "builder.pairwise.battles"} <= set(modules)
     missing = []
     for name in modules:
         module = importlib.import_module(name)
@@ -62,7 +61,7 @@ def _cache_files(cache: Path) -> dict[str, tuple[int, int]]:
 
 def test_a_score_after_warm_compiles_no_kernel(tmp_path):
     """Warm into an empty cache (every kernel compiled), then fetch and score the bundled demo
-    (every kernel of a build runs: the board bootstrap, the Arena's Elo and styled fits, the
+    (every kernel of a build runs: the board bootstrap, the Arena's Elo, the
     time-order check): the cache is left as warm wrote it. About 10 CPU seconds, most of them
     numba compiling: the one check that the warmed types are the ones a build passes."""
     cache = tmp_path / "numba-cache"

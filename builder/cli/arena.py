@@ -259,7 +259,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
     """Battles and their contextual columns (``conv_metadata`` style counts, then covariates)
     from one scan of the file."""
     from builder.pairwise.scan import format_of, scan_battles
-    from builder.pairwise.style import contextual_columns, style_feature_specs
+    from builder.pairwise.style import contextual_battles, style_feature_specs
 
     covariates = covariates or []
     if format_of(Path(input_path))[0] == "csv" and features:
@@ -269,8 +269,7 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
     with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates],
                       times=False) as scan:
         _echo_scan(scan, filters.official)
-        battles = scan.battles()
-        styles = contextual_columns(scan, features, [c.name for c in covariates])
+        battles, styles = contextual_battles(scan, features, [c.name for c in covariates])  # one pass
     rows = _sample_rows(len(battles), sample, seed)
     return (battles, styles) if rows is None else (battles.take(rows), styles.take(rows))
 

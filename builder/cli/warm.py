@@ -25,7 +25,6 @@ import click
 
 INNER = {
     "builder.scoring.uncertainty": ("_poly", "_ppnd", "_ranks_of_round", "_percentile", "_rank_at"),
-    "builder.pairwise.styled": ("_mirror",),
 }
 "Kernels only other kernels call, by module: numba compiles them into each caller."
 
@@ -35,7 +34,7 @@ def kernels() -> list[tuple[str, Any, tuple[Any, ...]]]:
     callers pass (C-contiguous arrays, int64 and float64 scalars)."""
     from numba import types as t
 
-    from builder.pairwise import elo, styled
+    from builder.pairwise import elo
     from builder.pairwise.battles import _time_order_check
     from builder.scoring import uncertainty as u
 
@@ -52,11 +51,6 @@ def kernels() -> list[tuple[str, Any, tuple[Any, ...]]]:
         ("scoring.uncertainty._summarise", u._summarise, (f2, f2, i2, i8, f8, f8, f1, f1, i1, i1, i1, i1, i1, i2)),
         ("pairwise.elo._elo_updates", elo._elo_updates, (code, code, outcome, f1, f1, f8, f8, i8, i8)),
         ("pairwise.elo._elo_tally", elo._elo_tally, (code, code, outcome, i8)),
-        ("pairwise.styled._pass", styled._pass,
-         (t.int32[::1], t.int32[::1], t.int8[::1], f1, f2, i1, f1, i8, i8)),
-        # unit weights: one read-only broadcast of 1.0, no per-battle array
-        ("pairwise.styled._pass (unit weights)", styled._pass,
-         (t.int32[::1], t.int32[::1], t.int8[::1], t.Array(f8, 1, "A", readonly=True), f2, i1, f1, i8, i8)),
         ("pairwise.battles._in_time_order", _time_order_check(), (f1,)),
     ]
 

@@ -88,7 +88,7 @@ _COMPRESSION = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd"}
 _NUMERIC_JSON = "('UBIGINT', 'BIGINT', 'DOUBLE', 'HUGEINT')"
 _BATCH_ROWS = 262_144  # rows per record batch when a result is streamed
 _READ_BACK_ROWS = 65_536  # rows per batch when a scan table is read back into per-battle arrays
-_READ_BACK_SETTINGS = ("48MB", "8MB")  # DuckDB's memory limit and allocator flush threshold meanwhile
+_READ_BACK_SETTINGS = ("48MB", "8MB", "8MB")  # DuckDB's memory limit and allocator flush thresholds meanwhile
 _DISTINCT_TEXTS = 1 << 16  # a feature's distinct JSON texts decoded through a table up to this many, else per row
 
 
@@ -601,6 +601,35 @@ def _feature_text(src: _Source, spec: FeatureSpec) -> tuple[str, str] | None:
     return f"CAST({value} AS VARCHAR)", quality
 
 
+def _struct_head(src: _Source, spec: FeatureSpec) -> str | None:
+    """The top-level column a JSON feature is read from when that column is read as a STRUCT
+    of JSON members (``_typed_heads``), else None."""
+    if src.kind not in ("json", "jsonl") or spec.sql is not None or spec.path[0] not in src.present:
+        return None
+    return spec.path[0] if src.types.get(spec.path[0], "JSON").startswith("STRUCT") else None
+
+
+def _text_quality(src: _Source, features: Sequence[FeatureSpec]) -> list[str | None]:
+    """Per feature spec read as JSON text, the SQL of its quality over the scan table (None
+    for the others): ``q{k}`` as stored, or, for a member of a STRUCT head, derived from
+    what is stored anyway (the member's text ``m{k}``, NULL where absent or null, and
+    ``n{h}``, whether the head is NULL) by the rules of ``_feature_text``."""
+    heads = list(dict.fromkeys(h for f in features if (h := _struct_head(src, f)) is not None))
+    out: list[str | None] = []
+    for k, spec in enumerate(features):
+        if _feature_text(src, spec) is None:
+            out.append(None)
+            continue
+        head = _struct_head(src, spec)
+        if head is None:
+            out.append(f"q{k}")
+            continue
+        nested = len(spec.path) > 1 and not spec.covariate
+        no_object = f"WHEN n{heads.index(head)} THEN {FEATURE_NO_OBJECT} " if nested else ""
+        out.append(f"CAST(CASE {no_object}WHEN m{k} IS NULL THEN {FEATURE_MISSING} ELSE {_LOOK_UP} END AS TINYINT)")
+    return out
+
+
 def _text_decoder(spec: FeatureSpec, text: str) -> tuple[str, str]:
     """(value, quality) SQL of a feature from its JSON text ``text`` (VARCHAR, not NULL)."""
     x = f"CAST({text} AS JSON)"
@@ -683,10 +712,14 @@ def _scan_sql(src: _Source, filters: BattleFilters, features: Sequence[FeatureSp
              f"{_raw(src, 'winner')} AS _mb_w",
              f"{_number(src, 'tstamp') if times or dated else 'NULL::DOUBLE'} AS _mb_t", "*"]
     outer = ["_mb_a AS a", "_mb_b AS b", "_mb_w AS w", f"{'_mb_t' if times else 'NULL::DOUBLE'} AS t", f"{fate} AS f"]
+    heads = list(dict.fromkeys(h for f in features if (h := _struct_head(src, f)) is not None))
+    outer += [f"{_ident(h)} IS NULL AS n{i}" for i, h in enumerate(heads)]
     for k, spec in enumerate(features):
         text = _feature_text(src, spec)
         if text is not None:  # decoded once per distinct text (BattleScan.features)
-            outer += [f"{text[0]} AS m{k}", f"CAST({text[1]} AS TINYINT) AS q{k}"]
+            outer.append(f"{text[0]} AS m{k}")
+            if _struct_head(src, spec) is None:  # else the quality follows from m{k} and n{h}
+                outer.append(f"CAST({text[1]} AS TINYINT) AS q{k}")
             continue
         value, quality = _feature_sql(src, spec)
         outer += [f"{value} AS f{k}", f"CAST({quality} AS TINYINT) AS q{k}"]
@@ -911,6 +944,44 @@ def connect(settings: ReaderSettings | None = None, *, in_memory: bool = False) 
         shutil.rmtree(spill, ignore_errors=True)
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class _TextTable:
+    """The distinct texts of one feature, decoded: ``value``/``quality`` per text, found by
+    the text's 64-bit ``hash`` (``h``, sorted). Every kept battle's text is one of them, so
+    within them the hash names the text exactly once no two share it. ``slot`` maps the low
+    bits of a hash (``mask``, about eight slots a text) to a text with those bits; a hash
+    whose slot holds another text is found by binary search."""
+
+    h: np.ndarray  # uint64, sorted
+    value: np.ndarray
+    quality: np.ndarray
+    mask: np.uint64
+    slot: np.ndarray  # int32 (mask + 1,): index of a text with those low bits, 0 where none
+
+    @staticmethod
+    def of(h: np.ndarray, value: np.ndarray, quality: np.ndarray) -> _TextTable | None:
+        """The table of these texts (hash, value, quality per text); None when two share a hash."""
+        order = np.argsort(h, kind="stable")
+        h, value, quality = h[order], value[order], quality[order]
+        if h.size > 1 and bool((h[1:] == h[:-1]).any()):
+            return None
+        bits = max(4, int(h.size).bit_length() + 3)
+        mask = np.uint64((1 << bits) - 1)
+        slot = np.zeros(1 << bits, dtype=np.int32)
+        slot[(h & mask).astype(np.int64)] = np.arange(h.size, dtype=np.int32)
+        return _TextTable(h, value, quality, mask, slot)
+
+    def look_up(self, h: np.ndarray) -> np.ndarray:
+        """Text index of each hash (each the hash of one of the texts)."""
+        at = self.slot[(h & self.mask).astype(np.int64)]
+        if self.h.size == 0:
+            return at
+        miss = np.flatnonzero(self.h[at] != h)
+        if miss.size:
+            at[miss] = np.searchsorted(self.h, h[miss])
+        return at
+
+
 class BattleScan:
     """One battles file scanned into DuckDB; the methods are SQL reductions of that scan.
 
@@ -924,6 +995,7 @@ class BattleScan:
         self._src = src
         self.filters = filters
         self.features_spec = tuple(features)
+        self._quality = _text_quality(src, self.features_spec)  # SQL of each text feature's quality
         self.path = src.path
         self.has_tstamp = times and "tstamp" in src.present
         self._pos = "pos" if src.kind == "parquet" else "rowid"  # position of a row in the file
@@ -1154,28 +1226,45 @@ class BattleScan:
         k = len(self.features_spec)
         if not k:
             return
+        tables = self._text_tables()  # under the reader's memory limit: aggregations
         with contextlib.nullcontext() if self._is_view else self._reading_back():
-            yield from self._feature_batches(k)
+            for pos, _, cols in self._feature_batches(k, tables):
+                yield pos, cols
 
-    def _feature_batches(self, k: int) -> Iterator[tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+    def battle_feature_batches(self) -> Iterator[tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+        """``feature_batches`` with each batch's battles: ``(pos, battles, cols)``, ``battles``
+        int64 shape (3, m): model code a, model code b and outcome (as ``battles()``), so one
+        pass over the scan gives both."""
+        tables = self._text_tables()  # under the reader's memory limit: aggregations
+        with contextlib.nullcontext() if self._is_view else self._reading_back():
+            for pos, battles, cols in self._feature_batches(len(self.features_spec), tables, coded=True):
+                assert battles is not None
+                yield pos, battles, cols
+
+    def _feature_batches(self, k: int, text_tables: list[_TextTable | str | None], coded: bool = False
+                         ) -> Iterator[tuple[np.ndarray, np.ndarray | None, list[tuple[np.ndarray, np.ndarray]]]]:
         sel = []
-        tables: list[tuple[np.ndarray, np.ndarray] | None] = []
-        for j, (spec, table) in enumerate(zip(self.features_spec, self._text_tables(), strict=True)):
-            tables.append(table if isinstance(table, tuple) else None)
-            if isinstance(table, tuple):  # the text's code; value and quality looked up per distinct text
-                code = f"CAST(enum_code(CAST(m{j} AS _mb_text{j})) AS INTEGER)" if table[0].size else "NULL"
-                sel.append(f"q{j} AS c{j}, coalesce({code}, -1) AS e{j}")
+        tables: list[_TextTable | None] = []
+        for j, (spec, table) in enumerate(zip(self.features_spec, text_tables, strict=True)):
+            tables.append(table if isinstance(table, _TextTable) else None)
+            qs = self._quality[j]
+            if isinstance(table, _TextTable):  # the text's hash; value and quality looked up per distinct text
+                sel.append(f"{qs} AS c{j}, coalesce(hash(m{j}), 0) AS e{j}")
             elif table == "rows":  # too many distinct texts for a table: decoded per row
                 value, quality = _text_decoder(spec, f"m{j}")
-                sel.append(f"coalesce(CASE WHEN q{j} = {_LOOK_UP} THEN {value} END, 'NaN'::DOUBLE) AS v{j}, "
-                           f"CAST(CASE WHEN q{j} = {_LOOK_UP} THEN {quality} ELSE q{j} END AS TINYINT) AS c{j}")
+                sel.append(f"coalesce(CASE WHEN {qs} = {_LOOK_UP} THEN {value} END, 'NaN'::DOUBLE) AS v{j}, "
+                           f"CAST(CASE WHEN {qs} = {_LOOK_UP} THEN {quality} ELSE {qs} END AS TINYINT) AS c{j}")
             else:
                 sel.append(f"coalesce(f{j}, 'NaN'::DOUBLE) AS v{j}, q{j} AS c{j}")
-        coded = "" if self._all_unfiltered_kept else f"{self._CODED}, "
-        for batch in self._numpy_batches(f"{coded}{self._pos} AS pos, {', '.join(sel)}"):
+        codes = "" if self._all_unfiltered_kept and not coded else f"{self._CODED}, "
+        for batch in self._numpy_batches(f"{codes}" + ", ".join([f"{self._pos} AS pos", *sel])):
             keep: np.ndarray | slice = slice(None)
-            if coded:
-                keep = self._decode_rows(batch["ea"], batch["eb"], batch["ew"])[3]
+            battles = None
+            if codes:
+                ca, cb, o, kept = self._decode_rows(batch["ea"], batch["eb"], batch["ew"])
+                keep = slice(None) if self._all_unfiltered_kept else kept
+                if coded:
+                    battles = np.stack([ca[keep], cb[keep], o[keep]])
             cols = []
             for j in range(k):
                 q = batch[f"c{j}"][keep].astype(np.int8)
@@ -1183,14 +1272,14 @@ class BattleScan:
                 if table is None:
                     v = batch[f"v{j}"][keep].astype(np.float64)
                 else:
-                    look = q == _LOOK_UP
-                    code = batch[f"e{j}"][keep][look]
+                    look = np.flatnonzero(q == _LOOK_UP)
+                    at = table.look_up(np.asarray(batch[f"e{j}"], dtype=np.uint64)[keep][look])
                     v = np.full(q.shape, np.nan)
-                    v[look] = table[0][code]
-                    q[look] = table[1][code]
+                    v[look] = table.value[at]
+                    q[look] = table.quality[at]
                 v[q != FEATURE_OK] = np.nan
                 cols.append((v, q))
-            yield np.asarray(batch["pos"][keep], dtype=np.int64), cols
+            yield np.asarray(batch["pos"][keep], dtype=np.int64), battles, cols
 
     def _numpy_batches(self, select: str, whole_view: bool = False) -> Iterator[dict[str, np.ndarray]]:
         """``SELECT {select} FROM scan WHERE f = 0`` in file order, as numpy columns, in batches:
@@ -1216,9 +1305,10 @@ class BattleScan:
     @contextmanager
     def _reading_back(self) -> Iterator[None]:
         """While the scan table is read back into the caller's per-battle arrays, DuckDB needs
-        little memory: under a small limit (and flushing its allocator) it drops the blocks
-        the scan left cached, which would otherwise sit beside those arrays."""
-        names = ("memory_limit", "allocator_flush_threshold")
+        little memory: under a small limit (and flushing its allocator, after a task and after
+        dropping many blocks at once) it drops the blocks the scan left cached and hands the
+        memory back, which would otherwise sit beside those arrays."""
+        names = ("memory_limit", "allocator_flush_threshold", "allocator_bulk_deallocation_flush_threshold")
         before = self._fetch("SELECT " + ", ".join(f"current_setting('{k}')" for k in names), "one")
         for name, value in zip(names, _READ_BACK_SETTINGS, strict=True):
             self._q(f"SET {name} = {_sql_str(value)}")
@@ -1228,32 +1318,25 @@ class BattleScan:
             for name, value in zip(names, before, strict=True):
                 self._con.execute(f"SET {name} = {_sql_str(str(value))}")
 
-    def _text_tables(self) -> list[tuple[np.ndarray, np.ndarray] | str | None]:
-        """Per feature spec read as JSON text (``_feature_text``): (value, quality) of each
-        distinct text of the kept battles, indexed by the text's code in the ENUM type
-        ``_mb_text{j}``, or ``"rows"`` past ``_DISTINCT_TEXTS`` distinct texts; None for a
-        spec read as a value."""
-        out: list[tuple[np.ndarray, np.ndarray] | str | None] = [None] * len(self.features_spec)
+    def _text_tables(self) -> list[_TextTable | str | None]:
+        """Per feature spec read as JSON text (``_feature_text``): its distinct texts among the
+        kept battles, decoded (``_TextTable``), or ``"rows"`` past ``_DISTINCT_TEXTS`` distinct
+        texts; None for a spec read as a value."""
+        out: list[_TextTable | str | None] = [None] * len(self.features_spec)
         text = [j for j, spec in enumerate(self.features_spec) if _feature_text(self._src, spec) is not None]
         if not text:
             return out
-        seen = self._fetch("SELECT " + ", ".join(f"approx_count_distinct(m{j}) FILTER (WHERE q{j} = {_LOOK_UP})"
-                                                 for j in text) + " FROM scan WHERE f = 0", "one")
-        for j, distinct in zip(text, seen, strict=True):
-            self._q(f"DROP TYPE IF EXISTS _mb_text{j}")
-            if distinct > _DISTINCT_TEXTS:
+        for j in text:
+            value, quality = _text_decoder(self.features_spec[j], "m")
+            res = self._fetch(f"SELECT hash(m) AS h, coalesce({value}, 'NaN'::DOUBLE) AS v, "
+                              f"CAST({quality} AS TINYINT) AS q FROM (SELECT DISTINCT m{j} AS m FROM scan "
+                              f"WHERE f = 0 AND {self._quality[j]} = {_LOOK_UP} LIMIT {_DISTINCT_TEXTS + 1})", "numpy")
+            h = np.asarray(res["h"], dtype=np.uint64)
+            if h.size > _DISTINCT_TEXTS:
                 out[j] = "rows"
                 continue
-            if not distinct:
-                out[j] = (np.empty(0), np.empty(0, dtype=np.int8))
-                continue
-            self._q(f"CREATE TYPE _mb_text{j} AS ENUM (SELECT DISTINCT m{j} FROM scan "
-                    f"WHERE f = 0 AND q{j} = {_LOOK_UP})")
-            value, quality = _text_decoder(self.features_spec[j], "m")
-            res = self._fetch(f"SELECT coalesce({value}, 'NaN'::DOUBLE) AS v, CAST({quality} AS TINYINT) AS q "
-                              f"FROM (SELECT unnest(r) AS m, generate_subscripts(r, 1) AS i FROM "
-                              f"(SELECT enum_range(NULL::_mb_text{j}) AS r)) ORDER BY i", "numpy")
-            out[j] = (np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8))
+            table = _TextTable.of(h, np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8))
+            out[j] = "rows" if table is None else table
         return out
 
     def locate(self, record: int) -> str:

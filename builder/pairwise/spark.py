@@ -10,7 +10,7 @@ What comes back to the driver is small, never a battle:
   ``PairCounts`` the plain fit and its bootstrap need;
 - for the style-controlled fit, per Newton pass the loss, gradient and Hessian sums (a
   vector of (models + covariates)^2 numbers; and the sandwich "meat" for the intervals),
-  each partition summed by the compiled pass of ``builder.pairwise.styled`` over its
+  each partition summed by the pass of ``builder.pairwise.styled`` over its
   battles (numpy, in the executors' Python workers) and the partial sums tree-reduced.
 
 The rules (official filters, category, voter cap) are those of ``builder.pairwise.rules``
@@ -684,7 +684,7 @@ def _spark_sums(design: DataFrame, k: int, mean: np.ndarray, std: np.ndarray, we
                 passes: list[int]) -> Any:
     """``styled.Sums`` over a Spark frame of battles (codes, outcome, raw covariates): each
     partition standardises its covariates (``(z - mean) / std``, as in process) and runs the
-    compiled pass on its battles (Arrow batches to numpy); the partial sums are tree-reduced."""
+    pass (`styled._pass`) on its battles (Arrow batches to numpy); the partial sums are tree-reduced."""
 
     def sums(local: np.ndarray, x: np.ndarray, m: int, mode: int, w: np.ndarray | None = None) -> Any:
         if w is not None:

@@ -30,12 +30,14 @@ one (negative or non-numeric) is named by file and line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from builder.errors import UserError
+from builder.pairwise.battles import Battles
 from builder.pairwise.scan import (
     FEATURE_MALFORMED,
     FEATURE_MISSING,
@@ -147,7 +149,7 @@ class StyleColumns:
     """Style features of a ``Battles`` object's battles (same order), shape (n,) unless stated."""
 
     features: tuple[str, ...]
-    raw: np.ndarray  # (n, k) float64: (x_a - x_b) / (x_a + x_b), 0 where the battle is not usable
+    raw: np.ndarray  # (n, k) float64 (float32 from contextual_battles): (x_a - x_b) / (x_a + x_b), 0 where not usable
     status: np.ndarray  # int8 codes of STYLE_ROW_KINDS (0 = usable)
     report: StyleReport
 
@@ -203,18 +205,45 @@ def contextual_columns(scan: BattleScan, features: Sequence[str], covariates: Se
 
     The scan's feature batches are folded straight into the (battles, columns) matrix, so
     memory holds that matrix and one batch, not a float64 column per side and feature."""
+    return _fold_columns(scan, features, covariates, None)
+
+
+def contextual_battles(scan: BattleScan, features: Sequence[str],
+                       covariates: Sequence[str]) -> tuple[Battles, StyleColumns]:
+    """``scan.battles()`` without times and ``contextual_columns``, from one pass over the scan.
+
+    The columns are float32 here (half the memory of the largest per-battle array): a
+    relative difference or covariate keeps 24 significant bits; the fit standardises and
+    sums them in float64 (``builder.pairwise.styled``)."""
+    n = scan.report.rows_kept
+    codes = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
+    styles = _fold_columns(scan, features, covariates, codes, np.float32)
+    return Battles(scan.models, codes[0], codes[1], codes[2], None, scan.report), styles
+
+
+def _fold_columns(scan: BattleScan, features: Sequence[str], covariates: Sequence[str],
+                  codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+                  dtype: type[np.floating[Any]] = np.float64) -> StyleColumns:
+    """``contextual_columns``; with ``codes`` (model a, model b, outcome arrays of the kept
+    battles' size) also filled with the battles, in the same pass; the matrix of ``dtype``."""
     index = {spec.name: j for j, spec in enumerate(scan.features_spec)}
     n = scan.report.rows_kept
     names = (*features, *covariates)
-    matrix = np.zeros((n, len(names)))
+    matrix = np.zeros((n, len(names)), dtype=dtype)
     status = np.zeros(n, dtype=np.int8)
     style_first: tuple[int, int] | None = None  # (record, kind) of the first battle with a malformed count
     cov_first: dict[str, int] = {}  # covariate -> record of its first non-numeric value
     malformed = STYLE_ROW_KINDS.index(MALFORMED_KINDS[0])
     at = 0
-    for pos, cols in scan.feature_batches():
+    batches: Iterator[tuple[np.ndarray, np.ndarray | None, list[tuple[np.ndarray, np.ndarray]]]] = (
+        scan.battle_feature_batches() if codes is not None
+        else ((pos, None, cols) for pos, cols in scan.feature_batches()))
+    for pos, battles, cols in batches:
         m = pos.size
         rows = slice(at, at + m)
+        if codes is not None and battles is not None:
+            for target, got in zip(codes, battles, strict=True):
+                target[rows] = got
         st = status[rows]
         for j, feature in enumerate(features):
             (va, qa), (vb, qb) = cols[index[f"{feature}_a"]], cols[index[f"{feature}_b"]]
@@ -261,6 +290,7 @@ __all__ = [
     "STYLE_FEATURES",
     "STYLE_ROW_KINDS",
     "UNUSABLE_KINDS",
+    "contextual_battles",
     "contextual_columns",
     "StyleColumns",
     "StyleReport",

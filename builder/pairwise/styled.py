@@ -20,7 +20,7 @@ inverse-frequency weight ``1 / max(n_pair, 50)`` normalised to mean 1 over the b
 This is the objective of ``arena-rank``'s ``ContextualBradleyTerry``; we reach its
 minimiser by Newton's method instead of L-BFGS. The structure makes Newton cheap: the
 ratings block of the Hessian is the graph Laplacian weighted by sum_i w_i p_i (1 - p_i) per
-pair, the cross block has k columns and the feature block is k x k, so one compiled pass
+pair, the cross block has k columns and the feature block is k x k, so one vectorised pass
 over the battles yields the loss, gradient and whole Hessian (size n_models + k), which is
 factorised densely with one rating per component held fixed. Iterations stop when the
 largest step is below 1e-11 (about 2e-9 rating points): the gradient is then at rounding level.
@@ -44,8 +44,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import scipy.linalg
-from numba import njit
 from scipy.special import ndtri
 
 from builder.errors import UserError
@@ -80,9 +78,9 @@ class StyleDataset:
     """Battles of the style-controlled fit, shape (n,) unless stated.
 
     ``a``/``b`` int32 codes into ``models``; ``outcome`` int8 codes of ``battles.OUTCOMES``;
-    ``features`` (n, k) float64, standardised (``mean``/``std`` shape (k,) are what was
-    removed); ``weights`` float64, ones (a read-only broadcast of 1.0) or inverse-frequency
-    weights with mean 1.
+    ``features`` (n, k) float64 (float32 when the raw matrix was; the pass computes in
+    float64), standardised (``mean``/``std`` shape (k,) are what was removed); ``weights``
+    float64, ones (a read-only broadcast of 1.0) or inverse-frequency weights with mean 1.
     """
 
     models: tuple[str, ...]
@@ -135,10 +133,13 @@ def build_style_dataset(
 ) -> StyleDataset:
     """Standardise ``raw_features`` (n, k) over these battles and attach the weights.
 
-    ``overwrite``: standardise ``raw_features`` in place (a float64 C-contiguous array the
-    caller no longer needs), saving one copy of the feature matrix.
+    ``overwrite``: standardise ``raw_features`` in place (a C-contiguous array the caller no
+    longer needs), saving one copy of the feature matrix. A float32 matrix stays float32 (its
+    moments are summed in float64); any other becomes float64.
     """
-    raw_features = np.asarray(raw_features, dtype=np.float64)
+    raw_features = np.asarray(raw_features)
+    if raw_features.dtype != np.float32:
+        raw_features = raw_features.astype(np.float64, copy=False)
     if raw_features.ndim != 2 or raw_features.shape[0] != a.shape[0]:
         raise ValueError("raw_features must have shape (n_battles, k)")
     z = raw_features if overwrite and raw_features.flags.c_contiguous else raw_features.copy()
@@ -186,18 +187,26 @@ def _column_moments(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.sqrt(squares / n)
 
 
-# --------------------------------------------------------------------------- compiled pass
+# --------------------------------------------------------------------------- the pass
+
+_PASS_ROWS = 1 << 17  # battles per block of _pass (its temporaries: a few arrays of this many floats)
+_Y = np.array([1.0, 0.0, 0.5, 0.5])  # outcome code (battles.OUTCOMES) -> y: A won, B won, tie, tie (both bad)
 
 
-@njit(cache=True, nogil=True)
-def _pass(a: Any, b: Any, outcome: Any, w: Any, f: Any, local: Any, x: Any, m: int,
-          mode: int) -> Any:  # pragma: no cover - compiled
+def _pass(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, w: np.ndarray, f: np.ndarray, local: np.ndarray,
+          x: np.ndarray, m: int, mode: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """One pass over the battles at parameters ``x = (r[0..m), beta)``.
 
     ``local`` maps model codes to positions in r (-1: left out, with its battles).
     Returns (loss_sum, grad_sum, hess_sum, gcov_sum) of the unpenalised, unnormalised
     negative log-likelihood sum_i w_i [softplus(z) - y z]; ``mode`` 0 loss only, 1 with
     gradient and Hessian, 2 also the gradient outer-product sum G (for the sandwich).
+
+    Vectorised over blocks of ``_PASS_ROWS`` battles. Per battle the loss derivative
+    ``r = w (p - y)``, the curvature ``h = w p (1 - p)`` and (mode 2) ``g = r^2``; what
+    they add to the ratings rows depends only on the battle's ordered pair, so each is
+    summed per pair (one ``bincount`` over ``ia * m + ib``, and one per feature for the
+    cross block), and the feature block is ``f^T (h f)``.
     """
     n = a.shape[0]
     k = f.shape[1]
@@ -206,73 +215,67 @@ def _pass(a: Any, b: Any, outcome: Any, w: Any, f: Any, local: Any, x: Any, m: i
     grad = np.zeros(d)
     hess = np.zeros((d, d)) if mode >= 1 else np.zeros((1, 1))
     gcov = np.zeros((d, d)) if mode == 2 else np.zeros((1, 1))
-    for i in range(n):
-        wi = w[i]
-        if wi == 0.0:
-            continue
-        ia = local[a[i]]
-        ib = local[b[i]]
-        if ia < 0 or ib < 0:
-            continue
-        z = x[ia] - x[ib]
-        for j in range(k):
-            z += f[i, j] * x[m + j]
-        o = outcome[i]
-        y = 1.0 if o == 0 else (0.0 if o == 1 else 0.5)
-        if z > 0.0:
-            e = math.exp(-z)
-            sp = z + math.log1p(e)
-            p = 1.0 / (1.0 + e)
-        else:
-            e = math.exp(z)
-            sp = math.log1p(e)
-            p = e / (1.0 + e)
-        loss += wi * (sp - y * z)
+    r_of, beta = x[:m], x[m:]
+    cells = m * m
+    for s in range(0, n, _PASS_ROWS):
+        e = min(n, s + _PASS_ROWS)
+        ia, ib, wi, fi, oi = local[a[s:e]], local[b[s:e]], w[s:e], f[s:e], outcome[s:e]
+        keep = (ia >= 0) & (ib >= 0) & (wi != 0.0)
+        if not keep.all():
+            ia, ib, wi, fi, oi = ia[keep], ib[keep], wi[keep], fi[keep], oi[keep]
+        fi = np.asfortranarray(fi)  # one column per feature: the products below run along columns
+        z = r_of[ia] - r_of[ib]
+        if k:
+            z += fi @ beta
+        y = _Y[oi]
+        ez = np.exp(-np.abs(z))  # softplus(z) = max(z, 0) + log1p(exp(-|z|)), p = sigmoid(z), stably
+        sp = np.maximum(z, 0.0) + np.log1p(ez)
+        unit = wi.strides == (0,)  # unit weights: a broadcast of 1.0
+        sp -= y * z
+        loss += float(sp.sum() if unit else wi @ sp)
         if mode == 0:
             continue
-        r = wi * (p - y)  # d loss / d z
-        grad[ia] += r
-        grad[ib] -= r
-        for j in range(k):
-            grad[m + j] += r * f[i, j]
-        h = wi * p * (1.0 - p)
-        hess[ia, ia] += h
-        hess[ib, ib] += h
-        hess[ia, ib] -= h
-        hess[ib, ia] -= h
-        for j in range(k):
-            hf = h * f[i, j]
-            hess[ia, m + j] += hf
-            hess[ib, m + j] -= hf
-            for q in range(j, k):
-                hess[m + j, m + q] += hf * f[i, q]
+        q = 1.0 / (1.0 + ez)
+        p = np.where(z > 0.0, q, ez * q)
+        r = p - y
+        if not unit:
+            r *= wi
+        h = p * (1.0 - p)
+        if not unit:
+            h *= wi
+        key = ia.astype(np.int64) * m + ib
+        _add_pair_terms(grad, hess, key, fi, r, h, m, cells)
         if mode == 2:
-            g = r * r
-            gcov[ia, ia] += g
-            gcov[ib, ib] += g
-            gcov[ia, ib] -= g
-            gcov[ib, ia] -= g
-            for j in range(k):
-                gf = g * f[i, j]
-                gcov[ia, m + j] += gf
-                gcov[ib, m + j] -= gf
-                for q in range(j, k):
-                    gcov[m + j, m + q] += gf * f[i, q]
-    if mode >= 1:
-        _mirror(hess, m, k)
-    if mode == 2:
-        _mirror(gcov, m, k)
+            _add_pair_terms(None, gcov, key, fi, None, r * r, m, cells)
     return loss, grad, hess, gcov
 
 
-@njit(cache=True, nogil=True)
-def _mirror(mat: Any, m: int, k: int) -> None:  # pragma: no cover - compiled
-    """Fill the lower parts of the cross and feature blocks from the upper ones."""
+def _add_pair_terms(grad: np.ndarray | None, mat: np.ndarray, key: np.ndarray, f: np.ndarray, r: np.ndarray | None,
+                    h: np.ndarray, m: int, cells: int) -> None:
+    """Add one block of battles to the gradient (``r``, when given) and to a Hessian-shaped
+    sum ``mat`` of ``h x x^T`` with ``x = (e_a - e_b, f)``; ``key = a * m + b`` per battle,
+    ``f`` the block's features in Fortran order."""
+    k = f.shape[1]
+    if grad is not None and r is not None:
+        per = np.bincount(key, r, cells).reshape(m, m)
+        grad[:m] += per.sum(axis=1) - per.sum(axis=0)
+        grad[m:] += f.T @ r
+    per = np.bincount(key, h, cells).reshape(m, m)
+    block = mat[:m, :m]
+    block -= per
+    block -= per.T
+    block[np.diag_indices(m)] += per.sum(axis=1) + per.sum(axis=0)
+    if not k:
+        return
+    hf = np.empty(f.shape, order="F")  # float64 whatever f is
     for j in range(k):
-        for i in range(m):
-            mat[m + j, i] = mat[i, m + j]
-        for q in range(j + 1, k):
-            mat[m + q, m + j] = mat[m + j, m + q]
+        np.multiply(f[:, j], h, out=hf[:, j])
+    for j in range(k):
+        per = np.bincount(key, hf[:, j], cells).reshape(m, m)
+        col = per.sum(axis=1) - per.sum(axis=0)
+        mat[:m, m + j] += col
+        mat[m + j, :m] += col
+    mat[m:, m:] += f.T @ hf
 
 
 # --------------------------------------------------------------------------- fit
@@ -311,7 +314,7 @@ class StyledFit:
 
 
 Sums = Callable[[np.ndarray, np.ndarray, int, int, "np.ndarray | None"], tuple[float, Any, Any, Any]]
-"""``sums(local, x, m, mode, w)``: the compiled pass's sums over the battles at ``x`` (``_pass``),
+"""``sums(local, x, m, mode, w)``: the pass's sums over the battles at ``x`` (``_pass``),
 with weights ``w`` (None: the battles' own). In process over a ``StyleDataset``
 (``dataset_sums``), or by a cluster over battles it keeps (``builder.pairwise.spark``)."""
 
@@ -373,10 +376,10 @@ def _newton(pr: _Problem, w: np.ndarray | None, x0: np.ndarray, tol: float) -> t
     loss, grad, hess, _ = _evaluate(pr, w, x, 1)
     for it in range(1, _MAX_ITER + 1):
         h = hess[np.ix_(free, free)]
-        try:
-            factor = scipy.linalg.cho_factor(h, check_finite=False)
-            step = -scipy.linalg.cho_solve(factor, grad[free], check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+        try:  # Cholesky (h = L L^T; numpy's, so the process needs no scipy.linalg), else least squares
+            chol = np.linalg.cholesky(h)
+            step = -np.linalg.solve(chol.T, np.linalg.solve(chol, grad[free]))
+        except np.linalg.LinAlgError:
             step = -np.linalg.lstsq(h, grad[free], rcond=None)[0]
         size = float(np.max(np.abs(step))) if step.size else 0.0
         t = 1.0
