@@ -354,19 +354,21 @@ def _recompute(data: Path) -> subprocess.CompletedProcess[str]:
 def test_recompute_refits_every_plain_budget_and_catches_a_wrong_one(bundled_site, tmp_path):
     data = bundled_site / "data"
     ev = json.loads((data / "arena-flips.json").read_text(encoding="utf-8"))
-    n = sum(1 for b in ev["boards"] for f in b["flips"] if f["flipped"])
+    n = sum(1 for b in ev["boards"] if b["fit"] == "plain" for f in b["flips"] if f["flipped"])
     assert n >= 9
     # Only the flip evidence: a copy of the folder with recompute.py and its inputs.
     work = tmp_path / "data"
     work.mkdir()
     for name in ("recompute.py", "boards-evidence.json", "arena-flips.json"):
         (work / name).write_bytes((data / name).read_bytes())
+    for battles in data.glob("styled-battles-*.csv.gz"):  # a styled board's budgets need its battles
+        (work / battles.name).write_bytes(battles.read_bytes())
     proc = _recompute(work)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{'arena flip (reverses)':<28} {n:>6} of {n:<6} reproduced" in proc.stdout
     assert "arena flip (one fewer holds)" in proc.stdout
     # A budget one vote short of its list no longer reverses: recompute says so.
-    f = max(ev["boards"][0]["flips"], key=lambda x: x["votes"] or 0)
+    f = max(next(b for b in ev["boards"] if b["fit"] == "plain")["flips"], key=lambda x: x["votes"] or 0)
     assert f["minimal"] and f["votes"] >= 2
     f["removed"] = [dict(v) for v in f["removed"]]
     f["removed"][-1]["count"] -= 1

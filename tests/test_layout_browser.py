@@ -356,6 +356,13 @@ def check_budget(browser, origin: str, site: Path) -> None:
             watch = PageWatch(page, origin)
             page.goto(f"{origin}/{path}", wait_until="load")
             cls = page.evaluate(CLS_JS)
+            if cls >= 0.01:
+                # A starved browser paints a long table while it is still parsing it, and the
+                # columns widen as later rows arrive (measured: 0.005 at 6x CPU throttling, and
+                # 0.011 once beside the whole suite on two cores; 0 unthrottled). A shift our
+                # CSS or scripts cause happens on every load, so one more load decides.
+                page.reload(wait_until="load")
+                cls = page.evaluate(CLS_JS)
             assert cls < 0.01, (width, path, cls)
             weight = own_bytes(site, origin, watch.urls)
             assert 0 < weight < PAGE_BUDGET, (path, weight)
