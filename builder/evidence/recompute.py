@@ -989,6 +989,17 @@ def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
     return x
 
 
+def reachable(adj: Sequence[Iterable[int]], start: int) -> set[int]:
+    """The codes reachable from ``start`` over ``adj`` (``start`` included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for v in adj[todo.pop()]:
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
+
+
 def strong_group(n: int, cells: list[tuple], start: int) -> list[int]:
     """Codes reachable from ``start`` and reaching it over edges u -> v (u beat or tied v)."""
     fwd: list[list[int]] = [[] for _ in range(n)]
@@ -1001,17 +1012,7 @@ def strong_group(n: int, cells: list[tuple], start: int) -> list[int]:
             fwd[j].append(i)
             bwd[i].append(j)
 
-    def reach(adj: list[list[int]]) -> set[int]:
-        seen, todo = {start}, [start]
-        while todo:
-            u = todo.pop()
-            for v in adj[u]:
-                if v not in seen:
-                    seen.add(v)
-                    todo.append(v)
-        return seen
-
-    return sorted(reach(fwd) & reach(bwd))
+    return sorted(reachable(fwd, start) & reachable(bwd, start))
 
 
 def fit_plain_bt(board: dict, cells: list[tuple], around: int) -> dict[int, float]:
@@ -1196,13 +1197,7 @@ def main_groups(n_models: int, cells: list[tuple]) -> list[list[int]]:
     for s in range(n_models):
         if s in seen or not adj[s]:
             continue
-        comp, todo = {s}, [s]
-        while todo:
-            u = todo.pop()
-            for v in adj[u]:
-                if v not in comp:
-                    comp.add(v)
-                    todo.append(v)
+        comp = reachable(adj, s)
         seen |= comp
         left, groups = set(comp), []
         while left:
