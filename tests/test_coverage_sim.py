@@ -4,6 +4,7 @@ run scores its intervals against the documented truth (true R = q, true rank of 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -104,6 +105,21 @@ def test_a_run_scores_against_the_documented_truth():
     run = run_board_once(shape, Scenario("independent", 0.0, 0.0), seed=2, rounds=200)
     assert run.ranked == 60 and len(run.r_hits) == 60 and len(run.top_hits) == 10
     assert 0.8 <= sum(run.r_hits) / 60 <= 1.0
+
+
+def test_a_run_scores_each_tie_group_separation_against_the_truth():
+    # A board whose models stand far apart: every group is one model, every claim that a
+    # leader trails the one before is checked against the true qualities, and holds.
+    spread = tuple(ModelShape(f"m{i:02d}", 2000.0 - 250.0 * i, ("arena/text", "bench-a/score", "bench-b/score"),
+                              (("arena/text", 3.0),)) for i in range(12))
+    shape = dataclasses.replace(big_shape(n=1), models=spread)
+    run = run_board_once(shape, Scenario("independent", 0.0, 0.0), seed=4, rounds=200)
+    assert run.largest_tie_group == 1 and len(run.separations) == 11 and all(run.separations)
+    # Models of one quality: any separation the rule claims is wrong by the truth (a tie is not an order).
+    same = tuple(dataclasses.replace(m, quality=1300.0) for m in big_shape(n=40, seed=6).models)
+    flat = run_board_once(dataclasses.replace(big_shape(n=1), models=same), Scenario("independent", 0.0, 0.0),
+                          seed=4, rounds=200)
+    assert flat.ranked == 40 and not any(flat.separations)
 
 
 def test_the_arena_study_scores_rated_models():

@@ -430,7 +430,11 @@ class Tally:
 
 @dataclass(frozen=True, slots=True)
 class BoardRun:
-    """Per ranked row of one run: interval and rank range hit the truth, and the interval's width."""
+    """Per ranked row of one run: interval and rank range hit the truth, and the interval's width.
+
+    ``separations``: per tie group after the first, whether its leader's claim to trail the
+    previous group's leader (P(R_previous > R_leader) >= 0.95) holds for the true qualities.
+    """
 
     r_hits: tuple[bool, ...]
     rank_hits: tuple[bool, ...]
@@ -438,6 +442,7 @@ class BoardRun:
     widths: tuple[float, ...]
     largest_tie_group: int
     ranked: int
+    separations: tuple[bool, ...] = ()
 
 
 def run_board_once(shape: CoverageShape, scenario: Scenario, seed: int, rounds: int, *, top: int = 10,
@@ -453,8 +458,14 @@ def run_board_once(shape: CoverageShape, scenario: Scenario, seed: int, rounds: 
     res = compute_uncertainty(problem, rounds, seed)[shape.board]
     r_hits, rank_hits, top_hits, widths = [], [], [], []
     groups: dict[str, int] = {}
+    separations: list[bool] = []
+    leader: str | None = None
     for pos, ident in enumerate(sim.rows.ranked):
         u = res.rows[ident]
+        if u.tie_leader is None:
+            if leader is not None:
+                separations.append(sim.truth[leader] > sim.truth[ident])
+            leader = ident
         if u.r_lo is None or u.r_hi is None or u.rank_lo is None or u.rank_hi is None:
             continue
         q = sim.truth[ident]
@@ -467,7 +478,7 @@ def run_board_once(shape: CoverageShape, scenario: Scenario, seed: int, rounds: 
         leader = u.tie_leader or ident
         groups[leader] = groups.get(leader, 0) + 1
     return BoardRun(tuple(r_hits), tuple(rank_hits), tuple(top_hits), tuple(widths),
-                    max(groups.values(), default=0), len(sim.rows.ranked))
+                    max(groups.values(), default=0), len(sim.rows.ranked), tuple(separations))
 
 
 __all__ = ["BoardRun", "CoverageShape", "FeedShape", "ModelShape", "Scenario", "SimulatedBoard", "Tally",
