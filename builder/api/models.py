@@ -101,7 +101,7 @@ class SnapshotRef(ApiModel):
     date: str = Field(description="Snapshot date, UTC (YYYY-MM-DD).")
     created_at: str | None = Field(description="When the snapshot was scored (ISO date-time, UTC).")
     method_id: str = Field(description="Scoring method id; a change of sources or weights changes it.")
-    as_of: str | None = Field(description="Newest publication date among the credited sources.")
+    as_of: str | None = Field(description="Newest publication date among the scored sources (price lists not counted).")
     stale: bool = Field(description="The Arena source failed at the last refresh (its last good data is in use).")
     demo: bool = Field(description="Built from the bundled demo payloads, not live sources.")
     download: str = Field(description="URL of the complete snapshot JSON (data/snapshots/{date}.json).")

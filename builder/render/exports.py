@@ -80,7 +80,7 @@ SNAPSHOT_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema_version, date, created_at, method_id", "identity of the snapshot (UTC)"),
     ("method", "dated method rules it was scored under: single_source_rule (true; absent = from before "
                "single-evaluator models left the ranking)"),
-    ("demo, stale, as_of, previous_date", "built from demo data; Arena failed; newest credited source date; "
+    ("demo, stale, as_of, previous_date", "built from demo data; Arena failed; newest scored source date; "
      "the earlier snapshot the movement compares with"),
     ("site, sources", "the site; every stored source with status, licence, attribution, publication and fetch times"),
     ("families, roles", "the families (feeds) and role weights the boards used"),

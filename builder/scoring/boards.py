@@ -768,7 +768,9 @@ def compute_scored_boards(
     contributing = compute_contributing(boards, machines, value, contributions, models, book, cfg)
     dates = source_dates(inputs)
     sources = compute_sources(inputs, cfg, dates, contributing)
-    credited = [dates[s.name] for s in sources if s.name in dates]
+    # The boards' date is their scores' date: a price list fetched later does not make a ranking newer.
+    scored = {o.source for o, c in zip(observations, calibrated, strict=True) if c is not None}
+    credited = [dates[s.name] for s in sources if s.name in dates and s.name in scored]
     arena_names = sources_with(cfg, "arena")
     stale = any((st := inputs.statuses.get(n)) is not None and not st.ok for n in arena_names)
     families = {k: snap.Family(title=v.title, feeds=tuple(v.feeds)) for k, v in cfg.families.items()}

@@ -1212,7 +1212,8 @@ class Snapshot(SnapshotModel):
         default=None, description="Dated method rules it was scored under; null: from before the single-source rule."
     )
     demo: bool = Field(description="Built from the bundled demo data.")
-    as_of: IsoDate | None = Field(description="Newest publication date among the credited sources.")
+    as_of: IsoDate | None = Field(
+        description="Newest publication date among the scored sources (price lists not counted).")
     stale: bool = Field(description="The Arena source failed at the last refresh.")
     previous_date: IsoDate | None = Field(
         description="Date of the earlier snapshot the movement column compares with; null when there is none, "
