@@ -129,6 +129,8 @@ def test_undated_payloads_are_dated_by_their_upstream_commit(snap, real_site):
     today = date.fromisoformat(snap.date)
     assert all(p is None or date.fromisoformat(p) < today for p in published.values()), published
     assert snap.as_of is not None and snap.as_of < snap.date
+    # the boards are dated by their newest scores (LiveBench's), not by the later price lists
+    assert snap.as_of == published["livebench"] == "2026-01-08" < published["openrouter"]
     # a payload with no date of its own and no upstream commit (the models.dev tarball) is dated "unknown"
     assert published["modelsdev"] is None
     html = (real_site.site / "boards" / "orchestrator" / "index.html").read_text(encoding="utf-8")
