@@ -158,6 +158,41 @@ def test_the_bootstrap_measures_the_agreement_of_residuals(draw):
     assert a.overlap == b.overlap
     assert problem.residual_share == pytest.approx(float(np.corrcoef(a.residuals, b.residuals)[0, 1]), abs=1e-9)
     assert 0.3 < problem.residual_share < 0.95
-    # two uniforms per model and one per score on top of the resamples and the Arena draws
+    # two uniforms per model, two per (model, source) and one per score on top of the resamples
+    # and the Arena draws
     assert problem.draws_per_round == (len(problem.arena) + sum(len(f.overlap) + len(f.scored_slots)
-                                                                for f in problem.fits) + 2 * len(problem.models))
+                                                                for f in problem.fits)
+                                       + 2 * len(problem.models) + 2 * len(problem.sources))
+    assert problem.sources == tuple(sorted({(i, f.source) for f in problem.fits for i in problem.models
+                                            if problem.models.index(i) in f.scored_models}))
+
+
+def _fit(source: str, feed: str, residuals: list[float]):
+    from builder.scoring.uncertainty import FitInput
+
+    keys = tuple(f"m{i:03d}" for i in range(len(residuals)))
+    return FitInput(source, feed, "", 0.0, 1.0, 0.0, 1.0, keys, tuple(0.0 for _ in keys), tuple(0 for _ in keys),
+                    tuple(residuals), (), ())
+
+
+def test_residual_agreement_is_measured_across_publishers_and_within_one():
+    """c comes from pairs of fits of different sources; s tops it up to the agreement of one
+    source's categories: c + (1 - c) s is their median correlation."""
+    from builder.scoring.uncertainty import _pearson, compute_residual_shares
+
+    rng = np.random.default_rng(8)
+    model, pub, own = rng.normal(size=(3, 3, 200))
+    lb_a = list(0.6 * model[0] + 0.6 * pub[0] + 0.5 * own[0])
+    lb_b = list(0.6 * model[0] + 0.6 * pub[0] + 0.5 * own[1])
+    other = list(0.6 * model[0] + 0.8 * own[2])
+    fits = [_fit("aider", "aider/polyglot", other), _fit("livebench", "livebench/a", lb_a),
+            _fit("livebench", "livebench/b", lb_b)]
+    c, s = compute_residual_shares(fits)
+    across = sorted([_pearson(other, lb_a), _pearson(other, lb_b)])
+    assert c == pytest.approx((across[0] + across[1]) / 2, abs=1e-12)
+    within = _pearson(lb_a, lb_b)
+    assert 0.0 < c < within < 1.0
+    assert c + (1 - c) * s == pytest.approx(within, abs=1e-12)
+    # one source only: c is their agreement and nothing is left to top up; no pair at all: 1.0
+    assert compute_residual_shares(fits[1:]) == (pytest.approx(within, abs=1e-12), 0.0)
+    assert compute_residual_shares(fits[:1]) == (1.0, 0.0)

@@ -45,7 +45,8 @@ def kernels() -> list[tuple[str, Any, tuple[Any, ...]]]:
     return [
         ("scoring.uncertainty._normal_quantiles", u._normal_quantiles, (f1, f1)),
         ("scoring.uncertainty._draw_arena", u._draw_arena, (f2, f1, f1, f2)),
-        ("scoring.uncertainty._refit", u._refit, (f2, i8, f1, i1, f1, f1, i8, i8, f2, f2, i1, i1, i1, f8)),
+        ("scoring.uncertainty._refit", u._refit,
+         (f2, i8, f1, i1, f1, f1, i8, i8, f2, f2, i1, i1, i1, f8, i1, i1, f8)),
         ("scoring.uncertainty._round_r", u._round_r, (f2, i3, f1, f2)),
         ("scoring.uncertainty._competition_ranks", u._competition_ranks, (f2, i2, i2)),
         ("scoring.uncertainty._summarise", u._summarise, (f2, f2, i2, i8, f8, f8, f1, f1, i1, i1, i1, i1, i1, i2)),

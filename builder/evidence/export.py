@@ -145,15 +145,20 @@ DRAW_ORDER = (
     "p = u (0 read as 2**-53), value = rating + sd * Phi^-1(p) by AS241, sd = (q975 - q025) / 3.92 (0 without both).",
     "2. Per used fit of a family feed, ascending (source, feed, release): n uniforms, overlap position floor(u * n) "
     "each (overlap keys ascending).",
-    "3. With residualDraws 'model': two uniforms (v, u) per identity with a calibrated observation of a used fit, "
-    "ascending identity; then one uniform w per calibrated observation, fits in the order of step 2, observations "
+    "3. With residualDraws 'source': two uniforms (v, u) per identity with a calibrated observation of a used fit, "
+    "ascending identity; then two uniforms (v', u') per (identity, source) pair with such an observation, ascending "
+    "(identity, source); then one uniform w per calibrated observation, fits in the order of step 2, observations "
     "ascending (identity, model). An observation takes the residual at position floor(x * n) of its fit's residuals "
-    "sorted ascending, x = u (its model's quantile, shared by all the model's scores) when v < residualShare, else "
-    "x = w. residualShare: the median, over pairs of those fits with at least 10 common overlap keys, of the Pearson "
-    "correlation of their residuals over the common keys (ascending), clamped to [0, 1]; 1 without such a pair. "
-    "Without residualDraws (older "
-    "downloads): after each fit's n uniforms, one uniform per calibrated observation of that feed and release, "
-    "ascending (identity, model), picking the residual at overlap position floor(u * n).",
+    "sorted ascending: x = u (its model's quantile, shared by all the model's scores) when v < residualShare, else "
+    "x = u' (shared by the model's scores from one source) when v' < residualShareSource, else x = w. "
+    "residualShare: the median, over pairs of those fits of different sources with at least 10 common overlap keys, "
+    "of the Pearson correlation of their residuals over the common keys (ascending), clamped to [0, 1]; over all "
+    "such pairs when none is of different sources; 1 without any. residualShareSource: (m - residualShare) / "
+    "(1 - residualShare), m the same median over pairs of fits of one source, clamped to [0, 1]; 0 without such a "
+    "pair or when residualShare is 1. With residualDraws 'model' (downloads of 2026-12-01): no (v', u') draws, "
+    "x = u when v < residualShare, else w; residualShare the median over all such pairs. Without residualDraws "
+    "(older downloads): after each fit's n uniforms, one uniform per calibrated observation of that feed and "
+    "release, ascending (identity, model), picking the residual at overlap position floor(u * n).",
     "Sums run left to right from 0.0: a refit's in draw order, a family's values in ascending (feed, release, model), "
     "families in ascending id. A refit with all raw scores equal or beta <= 0 drops its feed for that round.",
 )
@@ -183,7 +188,8 @@ def _uncertainty_settings(snapshot: Snapshot) -> dict[str, Any] | None:
     return {"rounds": u.rounds, "seed": u.seed, "interval": list(u.interval), "tieThreshold": u.tie_threshold,
             "pairwiseTop": u.pairwise_top, "arenaSdDivisor": u.arena_sd_divisor,
             "drawsPerRound": u.draws_per_round, "drawOrder": list(DRAW_ORDER), "tieGroups": u.tie_groups,
-            "residualDraws": u.residual_draws, "residualShare": u.residual_share}
+            "residualDraws": u.residual_draws, "residualShare": u.residual_share,
+            "residualShareSource": u.residual_share_source}
 
 
 def _board_row(row: BoardRow) -> dict[str, Any]:

@@ -499,15 +499,17 @@ VALUES_PER_BLOCK = 2_000_000
 
 
 def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Sequence[float], fits: list, arena_draws,
-                 mixing: tuple[int, float] | None = None) -> tuple[list[float], bool]:
+                 mixing: tuple[int, float, int, float] | None = None) -> tuple[list[float], bool]:
     """One round's value slots (the Arena draws, then the calibrated values some row reads), NaN
     where the round dropped a fit, and whether it dropped any; ``rand`` gives the round's
     uniforms in the documented order.
 
-    ``mixing``: (identities, c) for the per-model residual draws (``residualDraws`` "model":
-    after every fit's resample, two uniforms (v, u) per identity, then one w per calibrated
-    score; the score takes its fit's ascending residual at floor(x * n), x = u when v < c,
-    else w), None for one overlap position per score right after its fit's resample.
+    ``mixing``: (identities, c, (identity, source) pairs, s) for the per-model residual draws
+    (``residualDraws`` "source": after every fit's resample, two uniforms (v, u) per identity,
+    then two (v', u') per (identity, source) pair, then one w per calibrated score; the score
+    takes its fit's ascending residual at floor(x * n), x = u when v < c, else u' when v' < s,
+    else w; "model": no pairs, s = 0), None for one overlap position per score right after
+    its fit's resample.
 
     Each number is the rule's IEEE operations in the rule's order; the per-element loops run
     in ``map`` over the standard library's operators, and every sum is ``total``: left to
@@ -543,12 +545,17 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
             res = pick(f["residuals+"], pick(positions(rand, f["m"], n), f["kept"]))
         refits.append((ok, alpha, beta, mu, sigma, res))
     if mixing is not None:
-        models, share = mixing
+        models, share, pairs, source_share = mixing
         vu = uniforms(rand, 2 * models)
         follows, own = list(map(lt, vu[::2], repeat(share))), vu[1::2]  # per identity: v < c, and its u
+        vs = uniforms(rand, 2 * pairs)
+        src_follows, src_own = list(map(lt, vs[::2], repeat(source_share))), vs[1::2]  # per pair: v' < s, its u'
         for k, f in enumerate(fits):
-            n, of = f["n"], f["scored_models"]
+            n, of, src = f["n"], f["scored_models"], f["scored_sources"]
             at = list(pick(positions(rand, f["m"], n), f["kept"]))  # x = w
+            if pairs:
+                for j in compress(range(len(at)), pick(src_follows, src)):
+                    at[j] = floor(src_own[src[j]] * n)  # x = u' (unless the model's u comes first, below)
             for j in compress(range(len(at)), pick(follows, of)):
                 at[j] = floor(own[of[j]] * n)  # x = u
             refits[k] = refits[k][:5] + (pick(f["ascending+"], at),)
@@ -733,9 +740,12 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     u = be["uncertainty"]
     draws, fits, boards, n_slots = inputs if inputs is not None else bootstrap_inputs(be)
     rounds = u["rounds"]
-    per_model = u.get("residualDraws") == "model"
+    per_model = u.get("residualDraws") in ("model", "source")
+    by_source = u.get("residualDraws") == "source"
     models = sorted({ident for f in fits for _, _, ident in f["scored"]})
     position = {ident: k for k, ident in enumerate(models)}
+    pairs = sorted({(ident, f["key"][0]) for f in fits for _, _, ident in f["scored"]}) if by_source else []
+    pair_position = {key: k for k, key in enumerate(pairs)}
     for f in fits:
         # the tables the rounds read as array('d'): contiguous doubles, read without touching objects
         f["raws+"] = array("d", f["raws"] + f["raws"][-1:])  # floats: sum() then adds as left_sum
@@ -743,7 +753,8 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
         f["residuals+"] = array("d", f["residuals"] + f["residuals"][-1:])
         ascending = sorted(f["residuals"])
         f["ascending+"] = array("d", ascending + ascending[-1:])
-    per_round = len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
+    per_round = (len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
+                 + 2 * len(pairs))
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
     specs: list[list[tuple[float, list[int]]]] = []
     board_index = []
@@ -767,11 +778,14 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
         renumber.update((slot, len(renumber)) for slot, _, _ in kept)
         f["scored_raws"] = array("d", [raw for _, raw, _ in kept])
         f["scored_models"] = [position[ident] for _, _, ident in kept]
+        f["scored_sources"] = [pair_position[(ident, f["key"][0])] for _, _, ident in kept] if by_source else []
     specs = [[(w, [renumber[s] for s in slots]) for w, slots in fams] for fams in specs]
     n_slots = len(renumber)
+    shares = residual_shares(fits) if by_source else (0.0, 0.0)
     job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
            "ratings": array("d", [r for r, _ in draws]), "sds": array("d", [sd for _, sd in draws]),
-           "mixing": (len(models), residual_share(fits)) if per_model else None}
+           "mixing": ((len(models), shares[0], len(pairs), shares[1]) if by_source
+                      else (len(models), residual_share(fits), 0, 0.0) if per_model else None)}
     n = workers if workers is not None else workers_for(rounds, per_round)
     cuts = [rounds * k // n for k in range(n + 1)]
     if n > 1:
@@ -795,6 +809,40 @@ def pearson(x: list[float], y: list[float]) -> float:
         sxx += (a - mx) * (a - mx)
         syy += (b - my) * (b - my)
     return sxy / math.sqrt(sxx * syy) if sxx > 0.0 and syy > 0.0 else 0.0
+
+
+def pair_correlations(fits: list[dict]) -> tuple[list[float], list[float]]:
+    """(across sources, within one source): the residuals' correlation of each pair of fits with
+    at least 10 common overlap keys, over those keys (ascending)."""
+    across: list[float] = []
+    within: list[float] = []
+    for i, a in enumerate(fits):
+        ra = dict(zip(a["overlap"], a["residuals"]))
+        for b in fits[i + 1:]:
+            rb = dict(zip(b["overlap"], b["residuals"]))
+            common = sorted(set(ra) & set(rb))
+            if len(common) >= 10:
+                corr = pearson([ra[k] for k in common], [rb[k] for k in common])
+                (within if a["key"][0] == b["key"][0] else across).append(corr)
+    return across, within
+
+
+def median(values: list[float]) -> float:
+    xs = sorted(values)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+
+
+def residual_shares(fits: list[dict]) -> tuple[float, float]:
+    """(c, s) of the "source" draws: c the median correlation over pairs of fits of different
+    sources (over all pairs without one; 1.0 without any), clamped to [0, 1]; s = (m - c) / (1 - c),
+    m the median over pairs of fits of one source, clamped to [0, 1] (0.0 without one, or c = 1)."""
+    across, within = pair_correlations(fits)
+    pairs = across or across + within
+    c = min(max(median(pairs), 0.0), 1.0) if pairs else 1.0
+    if not within or c >= 1.0:
+        return c, 0.0
+    return c, min(max((median(within) - c) / (1.0 - c), 0.0), 1.0)
 
 
 def residual_share(fits: list[dict]) -> float:
@@ -921,6 +969,10 @@ def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
                 tally.misses.append(f"board fit residual: {' '.join(f['key'])} #{k}: published {pub}, rebuilt {new}")
     if u.get("residualDraws") == "model":
         tally.check("board residual share", "c", u.get("residualShare"), residual_share(fits), 1e-12)
+    elif u.get("residualDraws") == "source":
+        c, source_share = residual_shares(fits)
+        tally.check("board residual share", "c", u.get("residualShare"), c, 1e-12)
+        tally.check("board residual share", "s", u.get("residualShareSource"), source_share, 1e-12)
     per_board = run_rounds(be, inputs)
     for board, r in zip(be["boards"], per_board):
         rebuilt, matrix = summarise(board, r, u)

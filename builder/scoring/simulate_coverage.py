@@ -449,7 +449,7 @@ def run_board_once(shape: CoverageShape, scenario: Scenario, seed: int, rounds: 
                    residual_draws: str = RESIDUAL_DRAWS) -> BoardRun:
     """One draw, the published method and its bootstrap (``rounds`` rounds, seed ``seed``), scored.
 
-    ``residual_draws``: the bootstrap's residual scheme (``model`` as published, ``score`` as before).
+    ``residual_draws``: the bootstrap's residual scheme (``source`` as published; ``model``, ``score`` as before).
     """
     sim = simulate_board(shape, scenario, seed)
     arena_feeds = {f.feed for f in shape.feeds if f.arena}

@@ -19,21 +19,30 @@ far each R and each rank could move. Each of ``B`` rounds
        residual_k = arena_k - (alpha + beta * (raw_k - mu) / sigma)      (the snapshot's fit)
        value      = alpha_b + beta_b * (raw - mu_b) / sigma_b + residual  (the round's refit)
 
-   by model (``residual_draws`` "model"): each round draws per model a quantile u and a
-   uniform v, and per calibrated value its own quantile w; the value takes the residual at
-   position floor(x * n) of its fit's residuals sorted ascending, x = u (shared by all the
-   model's values) when v < c, else x = w. So a model's errors agree across sources as much
+   by model and source (``residual_draws`` "source"): each round draws per model a quantile
+   u and a uniform v, per (model, source) a quantile u' and a uniform v', and per calibrated
+   value its own quantile w; the value takes the residual at position floor(x * n) of its
+   fit's residuals sorted ascending, x = u (shared by all the model's values) when v < c,
+   else x = u' (shared by the model's values from that source) when v' < s, else x = w. So a
+   model's errors agree across publishers, and across one publisher's categories, as much
    as the data say they do::
 
-       c = median over pairs of used fits with >= MIN_OVERLAP common overlap keys of
-           corr(residuals of fit a, residuals of fit b over the common keys), clamped to [0, 1]
-           (1 when no pair has that many: every value follows its model)
+       corr(a, b) = correlation of the residuals of fits a and b over their common overlap
+                    keys, for pairs of used fits with >= MIN_OVERLAP of them
+       c = median corr over pairs of different sources (over all pairs without one;
+           1 without any pair), clamped to [0, 1]
+       m = median corr over pairs of one source;  s = (m - c) / (1 - c), clamped to [0, 1]
+           (0 without such a pair or when c is 1): two values of one source then share a
+           quantile with probability c + (1 - c) s = m
 
-   (on the real files c is about 0.85: a model one benchmark flatters the others flatter too,
-   and calibration shrinks every source's value of a strong model alike). Drawing one
-   residual per value independently (``residual_draws`` "score", the method before 2026-12)
-   averages such errors away and under-covers (89-92% measured for a nominal 95% on the
-   real-shaped mid-tier and rote boards): see ``builder.scoring.simulate_coverage``;
+   (on the real files a model one benchmark flatters the others flatter too, and calibration
+   shrinks every source's value of a strong model alike; LiveBench's categories agree more
+   than different publishers). Drawing one residual per value independently
+   (``residual_draws`` "score", the method before 2026-12) averages such errors away and
+   under-covers (89-92% measured for a nominal 95% on the real-shaped mid-tier and rote
+   boards); one level with one c for every pair (``residual_draws`` "model", 2026-12-01)
+   over-covered where a model's sources come from different publishers (97.0-97.1% on the
+   mid-tier shape): see ``builder.scoring.simulate_coverage``;
 
 4. recomputes R of every row of every role board, on the same rows (qualification and the
    New strip do not change), by the published formula over the families present that round::
@@ -67,11 +76,14 @@ in [0, 1)). Every round reads the same number of uniforms, in this order:
    p = u (a u of exactly 0 is read as 2**-53), z = Phi^-1(p) by Wichura's algorithm AS241;
 2. for each used family-feed fit, in ascending (source, feed, release): ``n`` uniforms, each
    picking overlap position floor(u * n) (overlap keys ascending);
-3. ("model") two uniforms (v, u) per identity with a calibrated observation of a used
-   family-feed fit, in ascending identity; then one uniform w per calibrated observation,
-   fits in the order of step 2, observations in ascending (identity, model); each takes the
-   residual at position floor(x * n) of its fit's residuals sorted ascending, x = u when
-   v < c, else w (step 3 of the rounds). ("score", older snapshots:
+3. ("source") two uniforms (v, u) per identity with a calibrated observation of a used
+   family-feed fit, in ascending identity; then two uniforms (v', u') per (identity, source)
+   with such an observation, in ascending (identity, source); then one uniform w per
+   calibrated observation, fits in the order of step 2, observations in ascending
+   (identity, model); each takes the residual at position floor(x * n) of its fit's
+   residuals sorted ascending, x = u when v < c, else u' when v' < s, else w (step 3 of the
+   rounds). ("model", snapshots of 2026-12-01: no (v', u'); x = u when v < c, else w, c the
+   median over all pairs.) ("score", older snapshots:
    in step 2, right after each fit's ``n`` uniforms, one uniform per calibrated observation
    of that feed and release, in ascending (identity, model), picking the residual at overlap
    position floor(u * n).)
@@ -117,10 +129,13 @@ BLOCK_VALUES = 2**20
 "Uniforms (and value slots) per block of rounds: 8 MB of doubles, far below malloc's 32 MiB mmap threshold."
 SMALLEST_P = 2.0**-53
 "A uniform of exactly 0 is read as this before the normal quantile (Phi^-1(0) is infinite)."
-RESIDUAL_DRAWS = "model"
-"""How residuals are drawn: ``model``, one quantile per model and round shared by all its
-calibrated scores (each fit's residuals ascending); ``score`` (before 2026-12), one overlap
-position per calibrated score, independently (see the module docstring)."""
+RESIDUAL_DRAWS = "source"
+"""How residuals are drawn: ``source``, one quantile per model and round shared by its
+calibrated scores with the agreement measured across publishers, and one per model, source
+and round shared by one publisher's scores with the agreement measured within publishers;
+``model`` (2026-12-01), one shared quantile per model with one agreement for all pairs;
+``score`` (before 2026-12), one overlap position per calibrated score, independently (see the
+module docstring). Each fit's residuals are read ascending in the first two."""
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -191,6 +206,8 @@ class FitInput:
     scored_raws: tuple[float, ...]
     scored_models: tuple[int, ...] = ()
     "Per calibrated observation, its identity's position in ``BootstrapProblem.models`` (per-model draws)."
+    scored_sources: tuple[int, ...] = ()
+    "Per calibrated observation, its (identity, source) position in ``BootstrapProblem.sources``."
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +238,11 @@ class BootstrapProblem:
     "Identities with a calibrated observation of a used fit, ascending: one residual quantile each per round."
     residual_draws: str = RESIDUAL_DRAWS
     residual_share: float = 1.0
-    "c: the share of rounds in which a model's scores take its one quantile (``model`` draws)."
+    "c: the share of rounds in which a model's scores take its one quantile (``model``/``source`` draws)."
+    sources: tuple[tuple[str, str], ...] = ()
+    "(identity, source) pairs with a calibrated observation of a used fit, ascending (``source`` draws)."
+    source_share: float = 0.0
+    "s: of the other rounds, the share in which one source's scores of a model take their one quantile."
 
     @property
     def slots(self) -> int:
@@ -229,10 +250,12 @@ class BootstrapProblem:
 
     @property
     def draws_per_round(self) -> int:
+        base = len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
+        if self.residual_draws == "source":
+            return base + 2 * len(self.models) + 2 * len(self.sources)
         if self.residual_draws == "model":
-            return (len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
-                    + 2 * len(self.models))
-        return len(self.arena) + sum(len(f.overlap) + len(f.scored_slots) for f in self.fits)
+            return base + 2 * len(self.models)
+        return base
 
 
 # --------------------------------------------------------------------------- outputs
@@ -276,10 +299,11 @@ class BoardUncertainty:
 
 def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
+    per_model = bool(rounds) and problem is not None and problem.residual_draws in ("model", "source")
     return snap.UncertaintySettings(
-        residual_draws="model" if rounds and problem is not None and problem.residual_draws == "model" else None,
-        residual_share=problem.residual_share if rounds and problem is not None and problem.residual_draws == "model"
-        else None,
+        residual_draws=problem.residual_draws if per_model else None,
+        residual_share=problem.residual_share if per_model else None,
+        residual_share_source=problem.source_share if per_model and problem.residual_draws == "source" else None,
         rounds=rounds,
         seed=seed,
         interval=INTERVAL,
@@ -359,7 +383,10 @@ def compute_bootstrap_problem(
         fit_models.append(tuple(o.identity for o in rows))
     models = tuple(sorted({i for idents in fit_models for i in idents}))
     position = {m: k for k, m in enumerate(models)}
-    fits = [dataclasses.replace(f, scored_models=tuple(position[i] for i in idents))
+    sources = tuple(sorted({(i, f.source) for f, idents in zip(fits, fit_models, strict=True) for i in idents}))
+    source_position = {key: k for k, key in enumerate(sources)}
+    fits = [dataclasses.replace(f, scored_models=tuple(position[i] for i in idents),
+                                scored_sources=tuple(source_position[(i, f.source)] for i in idents))
             for f, idents in zip(fits, fit_models, strict=True)]
 
     # per identity and family, the value slots in ascending (feed, release, model)
@@ -383,7 +410,53 @@ def compute_bootstrap_problem(
                    tuple(row_input(i, b.weights) for i in b.new))
         for b in boards
     )
+    if residual_draws == "source":
+        share, source_share = compute_residual_shares(fits)
+        return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws, share, sources, source_share)
     return BootstrapProblem(arena, tuple(fits), board_inputs, models, residual_draws, compute_residual_share(fits))
+
+
+def _pair_correlations(fits: Sequence[FitInput]) -> tuple[list[float], list[float]]:
+    """(across sources, within one source): the Pearson correlation of the residuals of each pair
+    of fits (in ``fits`` order) with at least ``MIN_OVERLAP`` common overlap keys, over those
+    keys (ascending)."""
+    across: list[float] = []
+    within: list[float] = []
+    for i, a in enumerate(fits):
+        res_a = dict(zip(a.overlap, a.residuals, strict=True))
+        for b in fits[i + 1:]:
+            res_b = dict(zip(b.overlap, b.residuals, strict=True))
+            common = sorted(set(res_a) & set(res_b))
+            if len(common) < MIN_OVERLAP:
+                continue
+            corr = _pearson([res_a[k] for k in common], [res_b[k] for k in common])
+            (within if a.source == b.source else across).append(corr)
+    return across, within
+
+
+def _median(values: list[float]) -> float:
+    """The middle value of the sorted values; the mean of the middle two for an even count."""
+    xs = sorted(values)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+
+
+def compute_residual_shares(fits: Sequence[FitInput]) -> tuple[float, float]:
+    """(c, s) of the ``source`` draws.
+
+    c: how much a model's residuals agree across publishers: the median correlation over pairs
+    of fits of different sources, clamped to [0, 1]; without such a pair, the median over all
+    pairs; without any pair, 1.0 (every score follows its model). s: how much more one
+    publisher's categories agree: with m the median over pairs of fits of one source, two
+    scores of one source take one quantile with probability c + (1 - c) s = m, so
+    s = (m - c) / (1 - c), clamped to [0, 1]; 0.0 without such a pair or when c is 1.
+    """
+    across, within = _pair_correlations(fits)
+    pairs = across or across + within
+    c = min(max(_median(pairs), 0.0), 1.0) if pairs else 1.0
+    if not within or c >= 1.0:
+        return c, 0.0
+    return c, min(max((_median(within) - c) / (1.0 - c), 0.0), 1.0)
 
 
 def compute_residual_share(fits: Sequence[FitInput]) -> float:
@@ -549,11 +622,12 @@ def _draw_arena(u: Floats, rating: Floats, sd: Floats, values: Floats) -> None:
 @njit(cache=True, nogil=True)
 def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, scored_raws: Floats,
            slot0: int, min_overlap: int, arena_values: Floats, values: Floats, res_cols: Ints, mix_cols: Ints,
-           own_cols: Ints, share: float) -> None:
+           own_cols: Ints, share: float, src_res_cols: Ints, src_mix_cols: Ints, src_share: float) -> None:
     """One fit in every round: resample, refit, calibrate + residual; NaN when the refit fails.
 
     ``u[b, col:col + n]`` pick the resample; observation j takes the residual ``u[b, res_cols[j]]``
-    picks when ``u[b, mix_cols[j]] < share``, else the one ``u[b, own_cols[j]]`` picks;
+    picks when ``u[b, mix_cols[j]] < share``, else the one ``u[b, src_res_cols[j]]`` picks when
+    ``u[b, src_mix_cols[j]] < src_share``, else the one ``u[b, own_cols[j]]`` picks;
     ``arena_values[b, i]``: the round's Arena draws; writes ``values[slot0 + j, b]``.
     """
     n, m = raws.shape[0], scored_raws.shape[0]
@@ -594,7 +668,12 @@ def _refit(u: Floats, col: int, raws: Floats, anchors: Ints, residuals: Floats, 
             beta = num / den
             ok = beta > 0.0
         for j in range(m):
-            pick = u[b, res_cols[j]] if u[b, mix_cols[j]] < share else u[b, own_cols[j]]
+            if u[b, mix_cols[j]] < share:
+                pick = u[b, res_cols[j]]
+            elif u[b, src_mix_cols[j]] < src_share:
+                pick = u[b, src_res_cols[j]]
+            else:
+                pick = u[b, own_cols[j]]
             k = min(int(pick * n), n - 1)
             values[slot0 + j, b] = alpha + beta * (scored_raws[j] - mu) / sigma + residuals[k] if ok else np.nan
 
@@ -753,10 +832,12 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
         _draw_arena(u, rating, sd, arena)
     values[:len(rating)] = arena.T
     col = len(problem.arena)
-    per_model = problem.residual_draws == "model"
-    model_col = col + sum(len(f.overlap) for f in problem.fits)  # (v, u) per model, then one per score
-    own_col = model_col + 2 * len(problem.models)
+    per_model = problem.residual_draws in ("model", "source")
+    model_col = col + sum(len(f.overlap) for f in problem.fits)  # (v, u) per model, [per (model, source)], per score
+    source_col = model_col + 2 * len(problem.models)
+    own_col = source_col + (2 * len(problem.sources) if problem.residual_draws == "source" else 0)
     share = problem.residual_share if per_model else 0.0
+    src_share = problem.source_share if problem.residual_draws == "source" else 0.0
     for fit in problem.fits:
         n = len(fit.overlap)
         m = len(fit.scored_slots)
@@ -766,15 +847,21 @@ def simulate_values(problem: BootstrapProblem, u: Floats) -> Floats:
             res_cols = mix_cols + 1
             own_cols = own_col + np.arange(m, dtype=np.int64)
             own_col += m
+            if src_share > 0.0:
+                src_mix_cols = source_col + 2 * np.asarray(fit.scored_sources, dtype=np.int64)
+                src_res_cols = src_mix_cols + 1
+            else:
+                src_mix_cols = src_res_cols = own_cols
             residuals = np.sort(np.asarray(fit.residuals, dtype=np.float64))
         else:
             own_cols = col + n + np.arange(m, dtype=np.int64)
-            res_cols = mix_cols = own_cols
+            res_cols = mix_cols = src_res_cols = src_mix_cols = own_cols
             residuals = np.asarray(fit.residuals, dtype=np.float64)
         if fit.scored_slots:
             _refit(u, col, np.asarray(fit.raws, dtype=np.float64), np.asarray(fit.anchors, dtype=np.int64),
                    residuals, np.asarray(fit.scored_raws, dtype=np.float64),
-                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols, mix_cols, own_cols, share)
+                   fit.scored_slots[0], MIN_OVERLAP, arena, values, res_cols, mix_cols, own_cols, share,
+                   src_res_cols, src_mix_cols, src_share)
         col += n if per_model else n + len(fit.scored_slots)
     return values
 

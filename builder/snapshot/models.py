@@ -445,12 +445,19 @@ class UncertaintySettings(SnapshotModel):
     tie_groups: Literal["leader"] | None = Field(
         default=None, description="How rows carry tie groups: 'leader', anchored on each group's leader "
         "(tie_leader, p_leader); null in snapshots from before (groups were read from tied_above).")
-    residual_draws: Literal["model"] | None = Field(
-        default=None, description="How residuals are drawn: 'model', one quantile per model and round shared by all "
-        "its calibrated scores; null in snapshots from before (one residual per score, drawn independently).")
+    residual_draws: Literal["model", "source"] | None = Field(
+        default=None, description="How residuals are drawn: 'source', one quantile per model and round shared "
+        "by its calibrated scores, and one per model, source and round shared by one source's scores; 'model' "
+        "(2026-12-01), one quantile per model and round shared by all its calibrated scores; null in snapshots "
+        "from before (one residual per score, drawn independently).")
     residual_share: float | None = Field(
-        default=None, ge=0, le=1, description="With residual_draws 'model': the share c of rounds in which a model's "
-        "scores take its one residual quantile (the median correlation of the fits' residuals); null before.")
+        default=None, ge=0, le=1, description="With residual_draws 'model' or 'source': the share c of rounds in "
+        "which a model's scores take its one residual quantile (the median correlation of the fits' residuals, "
+        "with 'source' over pairs of fits of different sources); null before.")
+    residual_share_source: float | None = Field(
+        default=None, ge=0, le=1, description="With residual_draws 'source': of the other rounds, the share s in "
+        "which one source's scores of a model take their one quantile (c + (1 - c) s is the median correlation "
+        "over pairs of fits of one source); null otherwise.")
 
 
 class WeightContender(SnapshotModel):

@@ -12,8 +12,8 @@ error over runs), the runs and the target (93-97%).
 
 The shape is measured from ``--snapshot`` (default: the newest snapshot under
 site-real.work/snapshots, built with tests/realsite.py when there is none). The board
-bootstrap runs with its published residual draws (``model``) and, for comparison, the
-method before (``score``). Default run: about 2 minutes on 2 cores.
+bootstrap runs with its published residual draws (``source``) and, for comparison, the
+earlier ones (``model``, ``score``). Default run: about 2 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 from builder.pairwise.coverage import run_arena_once  # noqa: E402
 from builder.scoring.simulate_coverage import Tally, measure_snapshot_shape, run_board_once, scenarios  # noqa: E402
+from builder.scoring.uncertainty import RESIDUAL_DRAWS  # noqa: E402
 from builder.snapshot.load import load_snapshot  # noqa: E402
 
 BOARDS = ("orchestrator", "mid-tier", "rote")
+SCHEMES = {"source": "model and source", "model": "model (2026-12-01)", "score": "score (before 2026-12)"}
+"The published residual draws first, then the earlier ones for comparison (R intervals only)."
 TARGET = (0.93, 0.97)
 LEAD = "The table is the benchmark's own output"
 "The methodology page's line that the table follows (the table: the lines starting with '|' after it)."
@@ -76,7 +79,7 @@ def main(argv: list[str]) -> int:
     for board in BOARDS:
         shape = measure_snapshot_shape(snap, board)
         for sc in scenarios(shape):
-            for scheme in ("model", "score"):
+            for scheme in SCHEMES:
                 r, rank, top, sep = Tally(), Tally(), Tally(), Tally()
                 share = []
                 for run in range(args.runs):
@@ -86,13 +89,11 @@ def main(argv: list[str]) -> int:
                     top.add(out.top_hits)
                     sep.add(out.separations)
                     share.append(out.largest_tie_group / max(out.ranked, 1))
-                label = f"{board}, {sc.name} (k={sc.shared_share:.2f}), residuals by {scheme}"
-                if scheme == "score":
-                    label += " (before)"
+                label = f"{board}, {sc.name} (k={sc.shared_share:.2f}), residuals by {SCHEMES[scheme]}"
                 rows.append(row(f"R interval: {label}", r, args.runs))
                 rows.append(row(f"R interval, top 10: {label}", top, args.runs))
-                rows.append(row(f"rank range: {label}", rank, args.runs))
-                if scheme == "model":
+                if scheme == RESIDUAL_DRAWS:
+                    rows.append(row(f"rank range: {label}", rank, args.runs))
                     rows.append(one_sided_row(f"tie groups, each leader behind the one before: {label}", sep,
                                               args.runs))
                 print(f"# {label}: largest tie group {100 * sum(share) / len(share):.0f}% of the ranked rows",

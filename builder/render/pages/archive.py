@@ -110,6 +110,8 @@ def method_changelog(snapshots_oldest_first: Sequence[Snap]) -> list[dict[str, A
 
 
 RESIDUAL_DRAWS = {
+    "source": "one residual quantile per model and round, shared by its calibrated scores as much as different "
+              "publishers' residuals agree, and by one publisher's scores as much as its categories' agree",
     "model": "one residual quantile per model and round, shared by all its calibrated scores",
     None: "one residual per calibrated score, drawn independently",
 }
