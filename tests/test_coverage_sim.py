@@ -144,6 +144,12 @@ def test_the_method_changelog_records_the_change_of_residual_draws():
     line = next(c for c in changes if c.startswith("2026-12-09: board intervals"))
     assert "one residual quantile per model" in line and "was one residual per calibrated score" in line
     assert not [c for e in method_changelog([after, after]) for c in e["changes"] if "board intervals" in c]
+    # and from one level of sharing to two (by model and by source)
+    two = old.model_copy(update={"date": "2026-12-16", "uncertainty": old.uncertainty.model_copy(
+        update={"residual_draws": "source", "residual_share": 0.74, "residual_share_source": 0.44})})
+    changes = [c for e in method_changelog([after, two]) for c in e["changes"]]
+    line = next(c for c in changes if c.startswith("2026-12-16: board intervals"))
+    assert "by one publisher's scores" in line and "(was one residual quantile per model and round" in line
 
 
 def test_the_bootstrap_measures_the_agreement_of_residuals(draw):
