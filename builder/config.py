@@ -764,6 +764,22 @@ def _format_errors(path: Path, exc: ValidationError) -> str:
     return f"{path}: {len(lines)} error(s): " + "; ".join(lines)
 
 
+_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+"PyYAML's safe loader over libyaml, when PyYAML was built with it: the same constructors, a faster parser."
+
+
+def _read_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)``, parsed by libyaml when present (site.yml's parse was most of a
+    config load). A text libyaml refuses is read again by the pure-Python loader, so a bad file
+    is reported exactly as before."""
+    if _LIBYAML_LOADER is not None:
+        try:
+            return yaml.load(text, Loader=_LIBYAML_LOADER)  # noqa: S506 (a SafeLoader)
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
+
+
 def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
     """Read and validate ``site.yml``; return the config and the folder it lives in."""
     path = Path(path)
@@ -776,7 +792,7 @@ def load_config(path: str | Path) -> tuple[SiteConfig, Path]:
     except OSError as exc:
         raise UserError(f"{path}: cannot read config: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        data = _read_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

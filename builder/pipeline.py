@@ -40,7 +40,7 @@ from builder.util.io import as_utc, parse_utc
 from builder.util.text import public_message
 
 if TYPE_CHECKING:
-    from builder.evidence.verify import RecomputeRun
+    from builder.evidence.verify import RecomputeRun, RememberedRun
     from builder.render.site import ChangeLog
 
 log = logging.getLogger(__name__)
@@ -535,20 +535,22 @@ def check_base_url(base_url: str | None) -> None:
         raise UserError(f"--base-url: must be an absolute http(s) URL, got {base_url!r}")
 
 
-def verify_or_fail(site_dir: Path, run: RecomputeRun | None = None, base: Path | None = None) -> None:
+def verify_or_fail(site_dir: Path, run: RecomputeRun | RememberedRun | None = None, base: Path | None = None) -> None:
     """Run the site's own recompute.py on its export; raise CheckFailed naming the misses.
 
     ``build`` calls this on the new output before swapping it in, so a site whose numbers
     do not rebuild is never published (the previous site stays). ``run`` is the script
     already started on this site (``render_verified``); without it, it runs here. ``base``
-    (site.yml's folder) keeps the memo of published snapshot texts that loaded before.
+    (site.yml's folder) keeps the memos of published snapshot texts that loaded before and
+    of the script's runs that rebuilt everything (``builder.evidence.verify``).
     """
-    from builder.evidence.verify import SNAPSHOT_CHECK_MEMO, verify_site
+    from builder.evidence.verify import SNAPSHOT_CHECK_MEMO, VERDICT_MEMO, verify_site
     from builder.util.memo import Memo
 
     if run is None and not (Path(site_dir) / "data" / "recompute.py").is_file():
         return  # no snapshot rendered (fallback site): nothing to recompute
-    result = verify_site(site_dir, run, Memo(base, SNAPSHOT_CHECK_MEMO) if base is not None else None)
+    memos = (Memo(base, SNAPSHOT_CHECK_MEMO), Memo(base, VERDICT_MEMO)) if base is not None else (None, None)
+    result = verify_site(site_dir, run, *memos)
     if not result.ok:
         misses = [line for line in result.output.splitlines() if line.startswith(("MISS", "recompute.py"))]
         if result.reason:  # it crashed: say why
@@ -563,11 +565,13 @@ def render_verified(site_dir: Path, render: Callable[[Callable[[str], None]], T]
     The site's recompute.py starts as soon as the step that writes it is done (``render_site``'s
     ``after`` hook, ``builder.evidence.verify.RecomputeWhenReady``) and runs while the pages are
     written; the verdict still waits for it, so a site whose numbers do not rebuild is never
-    swapped in. A render that fails stops the script.
+    swapped in. A render that fails stops the script. With ``base``, a run of the same script
+    over inputs of the same bytes that rebuilt everything is read back from its memo.
     """
-    from builder.evidence.verify import RecomputeWhenReady
+    from builder.evidence.verify import VERDICT_MEMO, RecomputeWhenReady
+    from builder.util.memo import Memo
 
-    early = RecomputeWhenReady(site_dir)
+    early = RecomputeWhenReady(site_dir, Memo(base, VERDICT_MEMO) if base is not None else None)
     try:
         result = render(early.after_page)
         verify_or_fail(site_dir, early.run, base)

@@ -478,3 +478,16 @@ def test_compiled_templates_are_kept_across_environments_and_never_outlive_their
     pattern = first.bytecode_cache.pattern
     monkeypatch.setitem(writer._ENV_OPTIONS, "trim_blocks", False)
     assert fresh(str(tmp_path)).bytecode_cache.pattern != pattern
+
+
+def test_a_dict_key_reads_as_jinja2_reads_it(tmp_path):
+    """``x.name`` on a dict: the key, unless ``dict`` has an attribute of that name (as jinja2 has it)."""
+    import jinja2
+
+    (tmp_path / "t.html").write_text("{{ d.title }}|{{ d.items() | list | length }}|{{ d.get('title') }}",
+                                     encoding="utf-8")
+    (tmp_path / "missing.html").write_text("{{ d.absent }}", encoding="utf-8")
+    env = make_env(tmp_path)
+    assert env.get_template("t.html").render(d={"title": "<b>", "items": "not the method"}) == "&lt;b&gt;|2|&lt;b&gt;"
+    with pytest.raises(jinja2.UndefinedError, match="absent"):
+        env.get_template("missing.html").render(d={"title": "x"})

@@ -169,3 +169,41 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
         for entry in (memos / memo).iterdir():
             entry.write_text("{spoiled", encoding="utf-8")
     assert render("spoiled") == cold
+
+
+def test_a_run_that_rebuilt_everything_is_read_back_for_the_same_inputs(tmp_path: Path):
+    runs = tmp_path / "runs"
+    script = (f"import pathlib\np = pathlib.Path({str(runs)!r})\n"
+              "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\nprint('everything rebuilt')\n")
+    site = _site(tmp_path, script)
+    (site / "data" / "boards-evidence.json").write_text("{}", encoding="utf-8")
+
+    def render(after):
+        after("first")
+        return "done"
+
+    for _ in range(2):
+        assert render_verified(site, render, tmp_path) == "done"
+    assert runs.read_text() == "x"  # the second render read the first one's report
+    assert verify.verify_site(site).ok and runs.read_text() == "xx"  # the verify command always runs it
+    (site / "data" / "boards-evidence.json").write_text('{"changed": 1}', encoding="utf-8")
+    render_verified(site, render, tmp_path)
+    assert runs.read_text() == "xxx"  # another input: run again
+    (site / "data" / "boards-evidence.json").write_text("{}", encoding="utf-8")
+    for entry in (tmp_path / ".modelboards" / verify.VERDICT_MEMO).iterdir():
+        entry.write_text("spoiled", encoding="utf-8")
+    render_verified(site, render, tmp_path)
+    assert runs.read_text() == "xxxx"  # a damaged report: run again
+
+
+def test_a_run_that_missed_is_never_remembered(tmp_path: Path):
+    runs = tmp_path / "runs"
+    script = (f"import pathlib, sys\np = pathlib.Path({str(runs)!r})\n"
+              "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n"
+              "print('MISS board x')\nprint('1 number(s) did not rebuild')\nsys.exit(1)\n")
+    site = _site(tmp_path, script)
+    for n in range(2):
+        with pytest.raises(CheckFailed, match="MISS board x"):
+            render_verified(site, lambda after: after("first"), tmp_path)
+        assert runs.read_text() == "x" * (n + 1)
+    assert not list((tmp_path / ".modelboards" / verify.VERDICT_MEMO).glob("*"))

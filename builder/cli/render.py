@@ -18,7 +18,7 @@ import click
 from builder.cli.context import Context, pass_ctx
 from builder.cli.options import base_url_option, now_option, out_option, strict_option
 from builder.errors import CheckFailed, UserError
-from builder.util.gc import gc_paused
+from builder.util.gc import freeze_at_exit, gc_paused
 from builder.util.io import parse_utc
 
 if TYPE_CHECKING:
@@ -131,6 +131,7 @@ def _render(obj: Context, snapshot_path: Path, out: Path | None, now: str | None
     from builder.pipeline import check_out
     from builder.util.lock import project_lock
 
+    freeze_at_exit()
     cfg, base = obj.load()
     out = out or base / "site"
     check_out(cfg, base, out)  # before the lock: a refused folder is one line, nothing touched

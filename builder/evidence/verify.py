@@ -14,6 +14,11 @@ the problem.
         a build's verify: a published snapshot whose exact text already loaded under this
         code (``builder.util.memo``: its SHA-256 and the code's) is not loaded again; every
         earlier day's snapshot is published unchanged day after day
+    start_recompute(site_dir, Memo(base, VERDICT_MEMO))
+        a render's run: when this very script already rebuilt everything from inputs of the
+        same bytes (every file under ``data/`` as the run starts, the script among them, under
+        this code and Python), its report is read back instead of running it again; only a
+        run that rebuilt everything is remembered
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ TIMEOUT = 600
 "Seconds ``recompute.py`` may run before the verify gives up on it (a failure)."
 SNAPSHOT_CHECK_MEMO = "snapshot-loads"
 "The memo of published snapshot texts that loaded (an empty entry per text)."
+VERDICT_MEMO = "recompute-verdicts"
+"The memo of ``recompute.py`` runs that rebuilt everything (their report, by every input's bytes)."
 
 
 @dataclass(frozen=True)
@@ -46,12 +53,13 @@ class RecomputeRun:
     """A running ``recompute.py`` over ``site_dir/data``; its output goes to unnamed temporary
     files (never a pipe nobody reads while the render goes on, which could fill and stall it)."""
 
-    def __init__(self, site_dir: Path) -> None:
+    def __init__(self, site_dir: Path, remember: tuple[Memo, str] | None = None) -> None:
         self.site_dir = Path(site_dir)
         data = self.site_dir / "data"
         script = data / "recompute.py"
         if not script.is_file():
             raise UserError(f"{script}: no recompute script (is {site_dir} a built ModelBoards site?)")
+        self._remember = remember  # (memo, key): where a run that rebuilt everything keeps its report
         self._out: IO[bytes] = tempfile.TemporaryFile()
         self._err: IO[bytes] = tempfile.TemporaryFile()
         self._proc = subprocess.Popen([sys.executable, "-I", "-S", str(script), str(data)],
@@ -69,6 +77,10 @@ class RecomputeRun:
             fh.seek(0)
             texts.append(fh.read().decode("utf-8", errors="replace"))
             fh.close()
+        if self._remember is not None and code == 0:
+            memo, key = self._remember
+            memo.put(key, texts[0])
+            memo.prune()
         return code, texts[0], texts[1]
 
     def cancel(self) -> None:
@@ -80,9 +92,47 @@ class RecomputeRun:
         self._err.close()
 
 
-def start_recompute(site_dir: Path) -> RecomputeRun:
-    """Start ``site_dir/data/recompute.py`` on the downloads beside it (all of them must be written)."""
-    return RecomputeRun(site_dir)
+class RememberedRun:
+    """The report of a run of the same script over inputs of the same bytes that rebuilt everything."""
+
+    def __init__(self, stdout: str) -> None:
+        self._stdout = stdout
+
+    def wait(self) -> tuple[int, str, str]:
+        return 0, self._stdout, ""
+
+    def cancel(self) -> None:
+        pass
+
+
+def verdict_key(site_dir: Path) -> str | None:
+    """The memo key of a run of ``data/recompute.py`` over ``data/`` as it is now: the path and
+    bytes of every file under ``data/`` (the script and everything it can read), with the code
+    and Python (``memo_key``); None when a file cannot be read."""
+    data = Path(site_dir) / "data"
+    parts: list[str | bytes] = [VERDICT_MEMO]
+    try:
+        for path in sorted(p for p in data.rglob("*") if p.is_file()):
+            parts += [path.relative_to(data).as_posix(), path.read_bytes()]
+    except OSError:
+        return None
+    return memo_key(*parts)
+
+
+def start_recompute(site_dir: Path, verdicts: Memo | None = None) -> RecomputeRun | RememberedRun:
+    """Start ``site_dir/data/recompute.py`` on the downloads beside it (all of them must be written).
+
+    With ``verdicts`` (``VERDICT_MEMO``), a run of the same script that rebuilt everything from
+    inputs of the same bytes is read back instead, and a new run that rebuilds everything is kept.
+    """
+    key = verdict_key(site_dir) if verdicts is not None else None
+    if verdicts is None or key is None:
+        return RecomputeRun(site_dir)
+    report = verdicts.get(key)
+    if report is not None:
+        verdicts.prune()
+        return RememberedRun(report)
+    return RecomputeRun(site_dir, (verdicts, key))
 
 
 def check_published_snapshots(site_dir: Path, memo: Memo | None = None) -> None:
@@ -104,12 +154,14 @@ def check_published_snapshots(site_dir: Path, memo: Memo | None = None) -> None:
         memo.prune()
 
 
-def verify_site(site_dir: Path, run: RecomputeRun | None = None, memo: Memo | None = None) -> VerifyResult:
+def verify_site(site_dir: Path, run: RecomputeRun | RememberedRun | None = None, memo: Memo | None = None,
+                verdicts: Memo | None = None) -> VerifyResult:
     """Rebuild every published number from ``site_dir/data``; ok when nothing was missed.
 
     ``run`` is the script already started on this site (``start_recompute``); without it, it
-    is started here. A published snapshot that does not load stops the script and raises;
-    ``memo`` (``SNAPSHOT_CHECK_MEMO``) holds the texts that loaded before.
+    is started here (with ``verdicts``, see ``start_recompute``). A published snapshot that
+    does not load stops the script and raises; ``memo`` (``SNAPSHOT_CHECK_MEMO``) holds the
+    texts that loaded before.
     """
     data = Path(site_dir) / "data"
     script = data / "recompute.py"
@@ -121,7 +173,7 @@ def verify_site(site_dir: Path, run: RecomputeRun | None = None, memo: Memo | No
         if run is not None:
             run.cancel()
         raise
-    code, stdout, stderr = (run or start_recompute(site_dir)).wait()
+    code, stdout, stderr = (run or start_recompute(site_dir, verdicts)).wait()
     # exit 1 is "some numbers did not rebuild" only with that report; Python dying of an exception also exits 1
     crashed = code not in (0, 1) or (code == 1 and "did not rebuild" not in stdout)
     output = stdout + (stderr if crashed else "")
@@ -142,16 +194,17 @@ class RecomputeWhenReady:
     (``builder.render.pages.evidence.write_evidence_files`` writes them together), so the
     script starts and runs while the pages are written. ``run`` is None until then (a
     site without the script, or a render that has not reached it); ``cancel`` stops it when the
-    render fails.
+    render fails. ``verdicts``: see ``start_recompute``.
     """
 
-    def __init__(self, site_dir: Path) -> None:
+    def __init__(self, site_dir: Path, verdicts: Memo | None = None) -> None:
         self.site_dir = Path(site_dir)
-        self.run: RecomputeRun | None = None
+        self.verdicts = verdicts
+        self.run: RecomputeRun | RememberedRun | None = None
 
     def after_page(self, key: str) -> None:
         if self.run is None and (self.site_dir / "data" / "recompute.py").is_file():
-            self.run = start_recompute(self.site_dir)
+            self.run = start_recompute(self.site_dir, self.verdicts)
 
     def cancel(self) -> None:
         if self.run is not None:

@@ -10,6 +10,7 @@ object that is not in a cycle; the few cycles are collected once the collector i
 
 from __future__ import annotations
 
+import atexit
 import functools
 import gc
 from collections.abc import Callable
@@ -34,3 +35,18 @@ def gc_paused(fn: Callable[P, T]) -> Callable[P, T]:
             gc.enable()
 
     return run
+
+
+_FREEZE_AT_EXIT: list[bool] = []
+
+
+def freeze_at_exit() -> None:
+    """At the interpreter's exit, move every object still alive out of the collector's reach
+    (``gc.freeze``), once per process: a command that kept what it built until it ended (a
+    render's snapshots, indexes and pages) otherwise has the last collections of the exit walk
+    all of it again to free nothing (about 0.05 s of a render). Reference counting still frees
+    every object that is not in a cycle; a cycle left at exit is left to the end of the process,
+    as Python allows."""
+    if not _FREEZE_AT_EXIT:
+        _FREEZE_AT_EXIT.append(True)
+        atexit.register(gc.freeze)

@@ -135,10 +135,12 @@ def count_pages(folder: Path, exclude: tuple[str, ...] = ()) -> int:
     return sum(1 for p in folder.rglob("*.html") if p.name not in exclude)
 
 
-MEMOS = ("archive-downloads", "snapshot-loads", "snapshot-schema", "api-schemas")
+MEMOS = ("archive-downloads", "snapshot-loads", "snapshot-schema", "api-schemas", "recompute-verdicts")
 """The render's memos under .modelboards/ (builder.render.pages.archive.ARCHIVE_MEMO,
-builder.evidence.verify.SNAPSHOT_CHECK_MEMO, builder.render.pages.data.SCHEMA_MEMO and
-builder.render.pages.api.SCHEMA_MEMO)."""
+builder.evidence.verify.SNAPSHOT_CHECK_MEMO, builder.render.pages.data.SCHEMA_MEMO,
+builder.render.pages.api.SCHEMA_MEMO and builder.evidence.verify.VERDICT_MEMO)."""
+SHARE_IMAGES = "og-cache"
+"The share-image cache under .modelboards/ (builder.render.og): kept warm in every run."
 AGAIN, NEXT_DAY, COLD, PEER = ("modelboards render (again)", "modelboards render (next day)",
                                "modelboards render (cold)", "mkdocs build")
 BEFORE = "modelboards render (--before)"
@@ -191,7 +193,14 @@ def main() -> int:
         if a.before is not None:  # its share images (and whatever it caches) warm too
             timed([*render, str(snapshot), "--out", str(site)], before, before_env)
             shutil.rmtree(site, ignore_errors=True)
+        warm_start = time.time()
         timed([*render, str(snapshot), "--out", str(site)], ROOT, env)  # warms the share images and memos
+        unknown = sorted(p.name for p in (ROOT / ".modelboards").iterdir()
+                         if p.is_dir() and p.name not in (*MEMOS, SHARE_IMAGES)
+                         and any(e.stat().st_mtime >= warm_start - 1 for e in p.iterdir()))
+        if unknown:  # a memo the runs would not reset: "cold" and "next day" would read it
+            raise SystemExit(f"the render keeps memos this bench does not know: {', '.join(unknown)} "
+                             "(add them to MEMOS)")
         ours_pages = count_pages(site)
         peer.mkdir()
         md_pages, rows = write_mkdocs_site(site, peer)
