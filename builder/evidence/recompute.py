@@ -550,8 +550,8 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
         follows, own = list(map(lt, vu[::2], repeat(share))), vu[1::2]  # per identity: v < c, and its u
         for k, f in enumerate(fits):
             n, of = f["n"], f["scored_models"]
-            at = kept_positions(rand, f, n)  # x = w
-            at = at if isinstance(at, list) else list(at)
+            drawn = kept_positions(rand, f, n)  # x = w
+            at = drawn if isinstance(drawn, list) else list(drawn)
             for j in compress(range(len(at)), pick(follows, of)):
                 at[j] = floor(own[of[j]] * n)  # x = u
             refits[k] = refits[k][:5] + (pick(f["ascending+"], at),)
@@ -751,8 +751,8 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
     no family). Residual draws as ``uncertainty.residualDraws`` says (see ``round_values``;
     absent in older downloads: one overlap position per calibrated score). ``inputs``:
-    ``bootstrap_inputs(be)`` when already built; ``workers``: processes
-    (default: every core for a large job). Rounds ``[a, b)`` go to one process each, which
+    ``bootstrap_inputs(be)`` when already built; ``workers``: processes (default: every idle
+    core for a large job, see ``workers_for``). Rounds ``[a, b)`` go to one process each, which
     starts the one seeded stream at round ``a`` (``skip_uniforms``): the numbers do not depend
     on the number of processes.
     """
