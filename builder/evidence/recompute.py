@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import heapq
 import json
 import math
 import os
@@ -533,7 +534,8 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
         mu = total(xs) / n
         dev = list(map(sub, xs, repeat(mu)))
         sigma = math.sqrt(total(map(mul, dev, dev)) / n)
-        ok = n >= 10 and max(xs) != min(xs) and sigma > 0
+        # not all equal: two that differ show it at once, else the largest and the smallest
+        ok = n >= 10 and sigma > 0 and (xs[0] != xs[-1] or max(xs) != min(xs))
         alpha = beta = 0.0
         if ok:
             alpha = total(arena) / n
@@ -542,7 +544,7 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
             ok = beta > 0
         res: Iterable[float] = ()
         if mixing is None:
-            res = pick(f["residuals+"], pick(positions(rand, f["m"], n), f["kept"]))
+            res = pick(f["residuals+"], kept_positions(rand, f, n))
         refits.append((ok, alpha, beta, mu, sigma, res))
     if mixing is not None:
         models, share, pairs, source_share = mixing
@@ -552,7 +554,8 @@ def round_values(rand: Callable[[], float], ratings: Sequence[float], sds: Seque
         src_follows, src_own = list(map(lt, vs[::2], repeat(source_share))), vs[1::2]  # per pair: v' < s, its u'
         for k, f in enumerate(fits):
             n, of, src = f["n"], f["scored_models"], f["scored_sources"]
-            at = list(pick(positions(rand, f["m"], n), f["kept"]))  # x = w
+            drawn = kept_positions(rand, f, n)  # x = w
+            at = drawn if isinstance(drawn, list) else list(drawn)
             if pairs:
                 for j in compress(range(len(at)), pick(src_follows, src)):
                     at[j] = floor(src_own[src[j]] * n)  # x = u' (unless the model's u comes first, below)
@@ -577,6 +580,13 @@ def uniforms(rand: Callable[[], float], count: int) -> list[float]:
 def positions(rand: Callable[[], float], count: int, n: int) -> list[int]:
     """floor(u * n) for each of the next ``count`` uniforms u."""
     return list(map(floor, map(mul, starmap(rand, repeat((), count)), repeat(float(n)))))
+
+
+def kept_positions(rand: Callable[[], float], f: dict, n: int) -> Sequence[int]:
+    """floor(u * n) for each of the fit's next ``f["m"]`` uniforms, at the scores kept (all of
+    them, mostly: then no pick)."""
+    at = positions(rand, f["m"], n)
+    return at if f["all_kept"] else pick(at, f["kept"])
 
 
 def pick(values: Sequence, at: Sequence[int]) -> Sequence:
@@ -662,7 +672,7 @@ def rounds_part(job: dict, start: int, count: int) -> list[array]:
     per_round, n_slots, specs = job["per_round"], job["n_slots"], job["specs"]
     skip_uniforms(rng, start * per_round)
     rand = rng.random
-    arena_draws = library_arena_draws() or python_arena_draws
+    arena_draws = job["arena_draws"]
     series = [array("d") for _ in specs]
     done = 0
     while done < count:
@@ -687,19 +697,21 @@ def rounds_part(job: dict, start: int, count: int) -> list[array]:
 
 
 def forked_parts(job: dict, cuts: list[int]) -> list[list[array]]:
-    """``rounds_part`` of rounds ``cuts[i]`` to ``cuts[i + 1]`` in one forked process each (the
-    job is inherited, not sent); each sends its rows' R back through a pipe."""
+    """``rounds_part`` of rounds ``cuts[i]`` to ``cuts[i + 1]``: the first share in this process,
+    every other in one forked process (the job is inherited, not sent), which sends its rows'
+    R back through a pipe. This process works while the others do: a process of its own for
+    the first share would only add its start, its copied memory and its R sent back."""
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
     running = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts[1:], cuts[2:]):
         receive, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=send_part, args=(send, job, a, b - a), daemon=True)
         proc.start()
         send.close()
         running.append((proc, receive))
-    parts = []
+    parts = [rounds_part(job, cuts[0], cuts[1] - cuts[0])]
     for proc, receive in running:
         try:
             parts.append([array("d", raw) for raw in receive.recv()])
@@ -716,8 +728,12 @@ def send_part(conn: Any, job: dict, start: int, count: int) -> None:
 
 
 def workers_for(rounds: int, per_round: int) -> int:
-    """Processes for the rounds: one per usable core for a large job where ``fork`` exists and
-    this process runs no other thread (a notebook kernel does: forking it is not safe), else 1."""
+    """Processes for the rounds: one per idle usable core (this process's own included) for a
+    large job where ``fork`` exists and this process runs no other thread (a notebook kernel
+    does: forking it is not safe), else 1. A core is idle while the load average leaves it
+    free: a process forked onto a busy core shortens no wait and costs CPU (its start, its
+    skipped draws, its copied memory, its R sent back; about a tenth more CPU at 5,000
+    models on a busy 2-core machine)."""
     import multiprocessing
     import threading
 
@@ -725,15 +741,25 @@ def workers_for(rounds: int, per_round: int) -> int:
             or threading.active_count() > 1:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, 8, rounds)) if skipping_works() else 1
+    return max(1, min(cores, 8, rounds, idle_cores(cores))) if skipping_works() else 1
+
+
+def idle_cores(cores: int) -> int:
+    """Cores left by the other running processes (1-minute load average, this one counted in
+    it), at least 1; all of them where the load average cannot be read."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cores
+    return max(1, cores + 1 - round(load))
 
 
 def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None) -> list[dict[str, array]]:
     """Per board, identity -> its R in every round (``array('d')``, NaN where the round left it
     no family). Residual draws as ``uncertainty.residualDraws`` says (see ``round_values``;
     absent in older downloads: one overlap position per calibrated score). ``inputs``:
-    ``bootstrap_inputs(be)`` when already built; ``workers``: processes
-    (default: every core for a large job). Rounds ``[a, b)`` go to one process each, which
+    ``bootstrap_inputs(be)`` when already built; ``workers``: processes (default: every idle
+    core for a large job, see ``workers_for``). Rounds ``[a, b)`` go to one process each, which
     starts the one seeded stream at round ``a`` (``skip_uniforms``): the numbers do not depend
     on the number of processes.
     """
@@ -747,12 +773,13 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     pairs = sorted({(ident, f["key"][0]) for f in fits for _, _, ident in f["scored"]}) if by_source else []
     pair_position = {key: k for k, key in enumerate(pairs)}
     for f in fits:
-        # the tables the rounds read as array('d'): contiguous doubles, read without touching objects
-        f["raws+"] = array("d", f["raws"] + f["raws"][-1:])  # floats: sum() then adds as left_sum
+        # the tables the rounds read as lists of floats made once, next to one another in memory:
+        # a pick or a map then reads each value without making a float object of it each round
+        f["raws+"] = array("d", f["raws"] + f["raws"][-1:]).tolist()  # floats: sum() then adds as left_sum
         f["anchors+"] = f["anchors"] + f["anchors"][-1:]
-        f["residuals+"] = array("d", f["residuals"] + f["residuals"][-1:])
+        f["residuals+"] = array("d", f["residuals"] + f["residuals"][-1:]).tolist()
         ascending = sorted(f["residuals"])
-        f["ascending+"] = array("d", ascending + ascending[-1:])
+        f["ascending+"] = array("d", ascending + ascending[-1:]).tolist()
     per_round = (len(draws) + sum(f["n"] + len(f["scored"]) for f in fits) + (2 * len(models) if per_model else 0)
                  + 2 * len(pairs))
     unique: dict[tuple, int] = {}  # (families, slots) -> index: rows of one role share their R
@@ -774,18 +801,20 @@ def run_rounds(be: dict, inputs: tuple | None = None, workers: int | None = None
     for f in fits:
         f["m"] = len(f["scored"])
         f["kept"] = [j for j, (slot, _, _) in enumerate(f["scored"]) if slot in read]
+        f["all_kept"] = len(f["kept"]) == f["m"]
         kept = [f["scored"][j] for j in f["kept"]]
         renumber.update((slot, len(renumber)) for slot, _, _ in kept)
-        f["scored_raws"] = array("d", [raw for _, raw, _ in kept])
+        f["scored_raws"] = array("d", [raw for _, raw, _ in kept]).tolist()
         f["scored_models"] = [position[ident] for _, _, ident in kept]
         f["scored_sources"] = [pair_position[(ident, f["key"][0])] for _, _, ident in kept] if by_source else []
     specs = [[(w, [renumber[s] for s in slots]) for w, slots in fams] for fams in specs]
     n_slots = len(renumber)
     shares = residual_shares(fits) if by_source else (0.0, 0.0)
     job = {"seed": u["seed"], "per_round": per_round, "n_slots": n_slots, "specs": specs, "fits": fits,
-           "ratings": array("d", [r for r, _ in draws]), "sds": array("d", [sd for _, sd in draws]),
+           "ratings": [float(r) for r, _ in draws], "sds": [float(sd) for _, sd in draws],
            "mixing": ((len(models), shares[0], len(pairs), shares[1]) if by_source
-                      else (len(models), residual_share(fits), 0, 0.0) if per_model else None)}
+                      else (len(models), residual_share(fits), 0, 0.0) if per_model else None),
+           "arena_draws": library_arena_draws() or python_arena_draws}  # probed once, before any fork
     n = workers if workers is not None else workers_for(rounds, per_round)
     cuts = [rounds * k // n for k in range(n + 1)]
     if n > 1:
@@ -876,14 +905,72 @@ def has_nan(values: array) -> bool:
     return t != t
 
 
-def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict], dict]:
+SELECT = 64
+"Positions from either end within which ``ascending_at`` pops heaps instead of sorting."
+
+_heapify_max = getattr(heapq, "heapify_max", None) or getattr(heapq, "_heapify_max", None)
+_heappop_max = getattr(heapq, "heappop_max", None) or getattr(heapq, "_heappop_max", None)
+
+
+def ascending_at(values: list, at: Sequence[int]) -> list:
+    """``sorted(values)[k]`` for each k of ``at`` (ascending, in range). When every k lies
+    within SELECT positions of either end (the tails of an interval), the smallest are popped
+    from a heap of the values and the largest from a max-heap (the standard library's, in C):
+    the same values without sorting the middle."""
+    n = len(values)
+    low = [k for k in at if k < SELECT]
+    high = [n - 1 - k for k in at if k >= SELECT]
+    if any(k >= SELECT for k in high) or _heapify_max is None or _heappop_max is None:
+        s = sorted(values)
+        return [s[k] for k in at]
+    got: dict[int, Any] = {}
+    for keys, make, pop, where in ((low, heapq.heapify, heapq.heappop, lambda k: k),
+                                   (high, _heapify_max, _heappop_max, lambda k: n - 1 - k)):
+        if keys:
+            heap = list(values)
+            make(heap)
+            for k in range(max(keys) + 1):
+                x = pop(heap)
+                if k in keys:
+                    got[where(k)] = x
+    return [got[k] for k in at]
+
+
+def interval(series: array, p_lo: float, p_hi: float) -> tuple[float | None, float | None, int, bool]:
+    """(r_lo, r_hi, rounds scored, whether some round had no R) of one row's R per round: the
+    percentiles by linear interpolation on its R ascending, NaN left out."""
+    gap = has_nan(series)
+    values = [x for x in series if x == x] if gap else series.tolist()
+    if not values:
+        return None, None, 0, gap
+    last = len(values) - 1
+    h_lo, h_hi = p_lo * last, p_hi * last
+    at = sorted({math.floor(h_lo), min(math.floor(h_lo) + 1, last), math.floor(h_hi), min(math.floor(h_hi) + 1, last)})
+    s = dict(zip(at, ascending_at(values, at)))
+    return percentile_at(s, h_lo, last), percentile_at(s, h_hi, last), len(values), gap
+
+
+def percentile_at(s: dict[int, float], h: float, last: int) -> float:
+    """``percentile_linear`` at h = p (n - 1) from the ascending values it reads (``s``: position -> value)."""
+    k = math.floor(h)
+    k1 = min(k + 1, last)
+    return s[k] + (h - k) * (s[k1] - s[k])
+
+
+def summarise(board: dict, r: dict[str, array], u: dict, shared: dict | None = None) -> tuple[dict[str, dict], dict]:
     """Per identity the row's fields, and the board's top-rows matrix, from the rounds' R
-    (``r``: identity -> R per round, NaN where it had none)."""
+    (``r``: identity -> R per round, NaN where it had none). ``shared``: the interval of each R
+    series already summarised for another board (boards of one role share their rows' R)."""
     rounds = u["rounds"]
     p_lo, p_hi = u["interval"]
     ranked = [row["identity"] for row in board["rows"]]
     n = len(ranked)
-    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if has_nan(r[i])}
+    if shared is None:
+        shared = {}
+    for i in ranked + [row["identity"] for row in board["new"]]:
+        if id(r[i]) not in shared:
+            shared[id(r[i])] = interval(r[i], p_lo, p_hi)
+    gaps = {i for i in ranked + [row["identity"] for row in board["new"]] if shared[id(r[i])][3]}
     # per round, each ranked row's competition rank: 1 + rows with a strictly greater R (0: no R);
     # over the round's values ascending, the last position of a value v leaves exactly the
     # values greater than v after it, and a dict keeps the last position it is given.
@@ -905,19 +992,20 @@ def summarise(board: dict, r: dict[str, array], u: dict) -> tuple[dict[str, dict
     out: dict[str, dict] = {}
     for row in board["rows"] + board["new"]:
         i = row["identity"]
-        s = sorted(x for x in r[i] if x == x) if i in gaps else sorted(r[i])
-        out[i] = {"r_lo": percentile_linear(s, p_lo) if s else None, "r_hi": percentile_linear(s, p_hi) if s else None,
+        r_lo, r_hi, scored, _ = shared[id(r[i])]
+        out[i] = {"r_lo": r_lo, "r_hi": r_hi,
                   "rank_lo": None, "rank_hi": None, "rank_ub": None, "p_first": None, "p_above": None,
-                  "tied_above": None, "rounds_scored": len(s), "tie_leader": None, "p_leader": None}
+                  "tied_above": None, "rounds_scored": scored, "tie_leader": None, "p_leader": None}
     lows = sorted(out[i]["r_lo"] for i in ranked if out[i]["r_lo"] is not None)
     above: dict[tuple[str, str], int] = {}  # (a, b) -> rounds in which R_a > R_b
     for pos, i in enumerate(ranked):
         o = out[i]
         mine = ranks[pos::n]
-        rk = sorted(mine)[mine.count(0):]
-        if rk:
-            o["rank_lo"] = rk[math.floor(p_lo * (len(rk) - 1))]
-            o["rank_hi"] = rk[math.ceil(p_hi * (len(rk) - 1))]
+        unranked = mine.count(0)  # rounds without an R: rank 0, the smallest, left out
+        if unranked < len(mine):
+            last = len(mine) - unranked - 1
+            o["rank_lo"], o["rank_hi"] = ascending_at(mine.tolist(), (unranked + math.floor(p_lo * last),
+                                                                      unranked + math.ceil(p_hi * last)))
             o["rank_ub"] = 1 + len(lows) - bisect_right(lows, o["r_hi"])
         o["p_first"] = mine.count(1) / rounds
         if pos:
@@ -974,8 +1062,9 @@ def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
         tally.check("board residual share", "c", u.get("residualShare"), c, 1e-12)
         tally.check("board residual share", "s", u.get("residualShareSource"), source_share, 1e-12)
     per_board = run_rounds(be, inputs)
+    shared: dict = {}
     for board, r in zip(be["boards"], per_board):
-        rebuilt, matrix = summarise(board, r, u)
+        rebuilt, matrix = summarise(board, r, u, shared)
         for row in board["rows"] + board["new"]:
             got = rebuilt[row["identity"]]
             what = f"{board['id']} {row['identity']}"
