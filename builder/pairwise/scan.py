@@ -1679,7 +1679,7 @@ class _TooMany(Exception):
     """A streamed read met more distinct values than it keeps in memory: read through the table."""
 
 
-_STREAM_ROWS = 131_072  # rows per record batch of a streamed read
+_STREAM_ROWS = 131_072  # rows asked of DuckDB per record batch of a streamed read (it often hands fewer)
 _GROUP_ROWS = 1 << 20  # rows gathered before they are grouped by (a, b, w, f) and merged into the groups
 
 
@@ -1758,7 +1758,7 @@ class _Distinct:
                 new.append(text)
             local[k] = i
         local[-1] = -1
-        at = _numpy_of(pc.fill_null(enc.indices, len(seen)))
+        at = _numpy_of(enc.indices if enc.indices.null_count == 0 else pc.fill_null(enc.indices, len(seen)))
         return local[at], new
 
 
