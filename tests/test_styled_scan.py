@@ -211,3 +211,28 @@ def test_plain_counts_decode_as_the_sql_decoder_does():
                 continue
             v, q = con.execute(f"SELECT {value}, {quality} FROM (SELECT $t AS m)", {"t": text}).fetchone()
             assert (v, q) == (plain, FEATURE_OK), text
+
+
+def test_the_streamed_read_names_a_broken_line(tmp_path):
+    from builder.errors import UserError
+    from builder.pairwise.battles import BattleFilters
+    from builder.pairwise.scan import DEFAULT_SETTINGS
+    from builder.pairwise.style import stream_contextual_battles
+
+    path = tmp_path / "b.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _rows()[:2]) + '{"model_a" "m1"}\n', encoding="utf-8")
+    with pytest.raises(UserError, match=r"b\.jsonl: line 3: invalid JSON"):
+        stream_contextual_battles(path, BattleFilters(), DEFAULT_SETTINGS, STYLE_FEATURES)
+
+
+def test_an_error_the_arrow_reader_passes_on_is_duckdbs_again():
+    import duckdb
+
+    def reader():
+        yield "first batch"
+        raise OSError('Invalid Input Error: Malformed JSON in file "b.jsonl", at byte 3 in line 9: unexpected')
+
+    batches = scan_module._batches(reader())
+    assert next(batches) == "first batch"
+    with pytest.raises(duckdb.InvalidInputException, match="line 9"):
+        next(batches)

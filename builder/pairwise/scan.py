@@ -1781,7 +1781,7 @@ def _stream_once(con: duckdb.DuckDBPyConnection, path: Path, src: _Source, filte
     pending: list[np.ndarray] = []  # (a, b, w, f) per row of the batches not yet grouped
     gathered = 0
     start = 0
-    for batch in reader:
+    for batch in _batches(reader):
         m = batch.num_rows
         pos = np.arange(start, start + m, dtype=np.int64)
         start += m
@@ -1837,6 +1837,25 @@ def _stream_once(con: duckdb.DuckDBPyConnection, path: Path, src: _Source, filte
         if clean_id >= 0 and sm.raw_code[raw] >= 0:
             code_of_name[clean_id] = sm.raw_code[raw]
     return StreamedBattles(path, path.name, sm.report, sm.models, code_of_name, sm.pair_groups)
+
+
+def _batches(reader: Any) -> Iterator[Any]:
+    """The record batches of a DuckDB Arrow reader; an error DuckDB meets on the way (which the
+    reader passes on as an ``OSError`` or Arrow error carrying DuckDB's message) raised as the
+    DuckDB error it was, for ``stream_battles`` to handle as ``scan_battles`` does."""
+    import pyarrow as pa
+
+    it = iter(reader)
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            text = str(exc)
+            kind = duckdb.OutOfMemoryException if "Out of Memory" in text else duckdb.InvalidInputException
+            raise kind(text) from None
+        yield batch
 
 
 def _group_rows(groups: list[np.ndarray], rows: list[np.ndarray], first: int, n_raw: int,
