@@ -235,7 +235,7 @@ def stream_contextual_battles(path: str | Path, filters: BattleFilters, settings
     specs = [*style_feature_specs(features), *covariates]
     index = {spec.name: j for j, spec in enumerate(specs)}
     names = [c.name for c in covariates]
-    try:  # room for the battles of the file's first rows' size (memory is only taken as it is written)
+    try:  # room for one battle per 128 bytes of file, the most the streamed read takes on (pages are used as written)
         guess = max(1 << 16, Path(path).stat().st_size // 128)
     except OSError:
         guess = 1 << 16
