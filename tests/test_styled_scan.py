@@ -122,3 +122,117 @@ def test_blockwise_moments_are_numpys(n):
     z = rng.random((n, 4)) * 1e3 + rng.normal(size=(n, 4))
     mean, std = _column_moments(z)
     assert np.array_equal(mean, z.mean(axis=0)) and np.array_equal(std, z.std(axis=0))
+
+
+# --------------------------------------------------------------------------- the streamed read
+
+BAD = [
+    {"model_a": "m1", "model_b": "m1", "winner": "model_a"},  # same model
+    {"model_a": " ", "model_b": "m2", "winner": "model_b"},  # no usable name
+    {"model_a": "m2", "model_b": "m3", "winner": "nobody"},  # unknown winner
+    {"model_a": None, "model_b": "m3", "winner": "tie"},
+    {"model_a": " m3 ", "model_b": "m1", "winner": "tie (bothbad)", "anony": False},
+]
+
+
+def _both(path, filters=None, covariates=()):
+    from builder.pairwise.battles import BattleFilters
+    from builder.pairwise.scan import DEFAULT_SETTINGS
+    from builder.pairwise.style import contextual_battles, stream_contextual_battles
+
+    filters = filters or BattleFilters()
+    specs = [*style_feature_specs(STYLE_FEATURES), *covariates]
+    with scan_battles(path, filters, features=specs, times=False) as scan:
+        table = (scan.report, scan.models, scan.summary(), *contextual_battles(scan, STYLE_FEATURES,
+                                                                            [c.name for c in covariates]))
+    streamed = stream_contextual_battles(path, filters, DEFAULT_SETTINGS, STYLE_FEATURES, list(covariates))
+    assert streamed is not None
+    read, battles, styles = streamed
+    return table, (read.report, read.models, read.summary(), battles, styles)
+
+
+def _assert_same(table, streamed):
+    (rep, models, summary, battles, styles), (rep2, models2, summary2, battles2, styles2) = table, streamed
+    assert rep == rep2 and models == models2 and summary == summary2
+    for x, y in ((battles.model_a, battles2.model_a), (battles.model_b, battles2.model_b),
+                 (battles.outcome, battles2.outcome), (styles.raw, styles2.raw), (styles.status, styles2.status)):
+        assert x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
+    assert styles.report == styles2.report
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_the_streamed_read_gives_what_the_table_gives(tmp_path, fallback):
+    path = tmp_path / "b.jsonl"
+    extra = [{**BASE, "conv_metadata": "not an object"}] if fallback else []
+    _write(path, [*_rows(), *BAD, *extra, *BAD])  # the first record names the columns
+    covariates = [covariate_spec("direct", column="is_direct"),
+                  covariate_spec("nested", column="conv_metadata/extra/z")]
+    table, streamed = _both(path, covariates=covariates)
+    _assert_same(table, streamed)
+    assert streamed[4].report.first_malformed is not None  # named by line, as the table path names it
+
+
+def test_the_streamed_read_filters_as_the_table_does(tmp_path):
+    from builder.pairwise.battles import BattleFilters
+
+    path = tmp_path / "b.json"
+    rows = [{**r, "anony": k % 3 != 0} for k, r in enumerate([*_rows(), *BAD, *_rows()])]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    _assert_same(*_both(path, BattleFilters(anony_only=True)))
+
+
+def test_the_streamed_read_leaves_many_texts_and_large_files_to_the_table(tmp_path, monkeypatch):
+    from builder.pairwise.battles import BattleFilters
+    from builder.pairwise.scan import ReaderSettings
+    from builder.pairwise.style import stream_contextual_battles
+
+    path = tmp_path / "b.jsonl"
+    _write(path, _rows())
+    small = ReaderSettings(memory_limit="1KB")
+    assert stream_contextual_battles(path, BattleFilters(), small, STYLE_FEATURES) is None
+    monkeypatch.setattr(scan_module, "_DISTINCT_TEXTS", 1)
+    assert stream_contextual_battles(path, BattleFilters(), ReaderSettings(), STYLE_FEATURES) is None
+
+
+def test_plain_counts_decode_as_the_sql_decoder_does():
+    import duckdb
+
+    texts = ["0", "7", "999999999999999", "1000000000000000", "-3", "3.0", "1e2", '"4"', "true", "null", "{}",
+             '{"h1":1,"h2":2}', '{"a":1,"a":2}', '{"a":true}', '{"a":-1}', '{"a":1.5}', '{"a":{"b":1}}',
+             '{"a":null}', "[1]", '{"a":999999999999999,"b":999999999999999}']
+    con = duckdb.connect()
+    for covariate in (False, True):
+        spec = covariate_spec("c", column="c") if covariate else style_feature_specs(["tokens"])[0]
+        value, quality = scan_module._text_decoder(spec, "m")
+        for text in texts:
+            plain = scan_module._plain_count(text, covariate)
+            if plain is None:
+                continue
+            v, q = con.execute(f"SELECT {value}, {quality} FROM (SELECT $t AS m)", {"t": text}).fetchone()
+            assert (v, q) == (plain, FEATURE_OK), text
+
+
+def test_the_streamed_read_names_a_broken_line(tmp_path):
+    from builder.errors import UserError
+    from builder.pairwise.battles import BattleFilters
+    from builder.pairwise.scan import DEFAULT_SETTINGS
+    from builder.pairwise.style import stream_contextual_battles
+
+    path = tmp_path / "b.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _rows()[:2]) + '{"model_a" "m1"}\n', encoding="utf-8")
+    with pytest.raises(UserError, match=r"b\.jsonl: line 3: invalid JSON"):
+        stream_contextual_battles(path, BattleFilters(), DEFAULT_SETTINGS, STYLE_FEATURES)
+
+
+def test_an_error_the_arrow_reader_passes_on_is_duckdbs_again():
+    import duckdb
+
+    def reader():
+        yield "first batch"
+        raise OSError('Invalid Input Error: Malformed JSON in file "b.jsonl", at byte 3 in line 9: unexpected')
+
+    batches = scan_module._batches(reader())
+    assert next(batches) == "first batch"
+    with pytest.raises(duckdb.InvalidInputException, match="line 9"):
+        next(batches)

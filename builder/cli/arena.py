@@ -259,12 +259,18 @@ def _read_for_styled(input_path, filters, settings, features: tuple[str, ...], s
     """Battles and their contextual columns (``conv_metadata`` style counts, then covariates)
     from one scan of the file."""
     from builder.pairwise.scan import format_of, scan_battles
-    from builder.pairwise.style import contextual_battles, style_feature_specs
+    from builder.pairwise.style import contextual_battles, stream_contextual_battles, style_feature_specs
 
     covariates = covariates or []
     if format_of(Path(input_path))[0] == "csv" and features:
         raise UserError(f"{input_path}: a CSV battles file carries no conv_metadata; the style-controlled fit needs "
                         "JSON, JSON Lines or Parquet (or --style-features none with --covariate)")
+    streamed = stream_contextual_battles(input_path, filters, settings, features, covariates)
+    if streamed is not None:  # JSON without voter safeguards: one streamed pass, no scan table
+        read, battles, styles = streamed
+        _echo_scan(read, filters.official)
+        rows = _sample_rows(len(battles), sample, seed)
+        return (battles, styles) if rows is None else (battles.take(rows), styles.take(rows))
     # times=False: the styled fit needs no battle times (a date filter still reads them)
     with scan_battles(input_path, filters, settings, features=[*style_feature_specs(features), *covariates],
                       times=False) as scan:

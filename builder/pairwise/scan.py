@@ -36,6 +36,13 @@ spill folder, so a dump larger than memory is counted out of core):
    - per time bucket (day, ISO week, month), pair and outcome, counts
      (``history.PeriodCounts``).
 
+**Streamed read** (``stream_battles``, for the style-controlled fit of an uncompressed JSON
+file whose battles fit in memory): the scan's query is read in Arrow record batches instead
+of into the table; per batch the raw values are dictionary-encoded, each new distinct name,
+winner or feature text cleaned or decoded once, the (a, b, w, f) groups counted and the kept
+battles with their features handed on; the report and model table follow from the groups
+(``summarise_groups``), the same as the table path gives.
+
 Model codes follow the first appearance of each name in the file, counting every row (bad
 and filtered ones too): the names seen as ``model_a`` first, then those seen only as
 ``model_b``; a model without a kept battle is left out of the table.
@@ -55,11 +62,11 @@ import json
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import duckdb
 import numpy as np
@@ -1620,6 +1627,319 @@ def battles_from_columns(
         return scan.battles()
 
 
+# --------------------------------------------------------------------------- the streamed read
+
+
+class BatchSink(Protocol):
+    """What ``stream_battles`` hands each batch of kept battles to (``add``), in file order."""
+
+    def add(self, pos: np.ndarray, battles: np.ndarray, cols: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """``pos``: 0-based records (int64); ``battles`` int64 (3, m): the models' clean-name ids
+        (``StreamedBattles.code_of_name`` turns them into model codes) and the outcome; ``cols``:
+        per feature spec its values (NaN where not OK) and int8 quality, as ``feature_batches``."""
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class StreamedBattles:
+    """What a streamed read found, as a ``BattleScan`` has it once open: the report, the model
+    table, the summary of the kept battles and where a record is; ``code_of_name`` maps the
+    clean-name ids the sink saw to model codes (-1: no kept battle)."""
+
+    path: Path
+    source_name: str
+    report: BattleReport
+    models: tuple[str, ...]
+    code_of_name: np.ndarray
+    pair_groups: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    voter_test: VoterTest | None = None
+
+    def summary(self) -> BattleSummary:
+        return compute_battle_summary(self.models, *self.pair_groups)
+
+    def locate(self, record: int) -> str:
+        line = _record_line(self.path, format_of(self.path)[0], record)
+        return f"record {record}" if line is None else f"line {line}"
+
+
+_STREAM_FILE_BYTES = 128  # the fewest bytes of file a battle is reckoned to take (its JSON record)
+_STREAM_BATTLE_BYTES = 26  # memory a streamed battle takes: model codes, outcome, 4 float32 features, kind
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(i?)B\s*$")
+
+
+def _limit_bytes(text: str) -> int | None:
+    """A DuckDB memory limit ("512MB", "2GiB") in bytes; None when it says something else."""
+    m = _SIZE.match(text)
+    if m is None:
+        return None
+    power = "KMGT".find(m[2]) + 1 if m[2] else 0
+    return int(float(m[1]) * (1024 if m[3] else 1000) ** power)
+
+
+class _TooMany(Exception):
+    """A streamed read met more distinct values than it keeps in memory: read through the table."""
+
+
+_STREAM_ROWS = 131_072  # rows asked of DuckDB per record batch of a streamed read (it often hands fewer)
+_GROUP_ROWS = 1 << 20  # rows gathered before they are grouped by (a, b, w, f) and merged into the groups
+
+
+def stream_battles(path: str | Path, filters: BattleFilters, settings: ReaderSettings,
+                   features: Sequence[FeatureSpec], sink: Callable[[], BatchSink]) -> StreamedBattles | None:
+    """The kept battles and their features of a JSON or JSON Lines file, in one streamed pass
+    and without a scan table: the scan's query (``_scan_sql``, without times) is read in record
+    batches; per batch the raw names, winners and feature texts are dictionary-encoded (Arrow),
+    each new distinct value is cleaned or decoded once (``_text_decoder``, the same rules as
+    ``BattleScan.features``), the (a, b, w, f) groups are counted, and the kept battles go to
+    ``sink()``'s ``add``. The report and model table follow from the groups
+    (``summarise_groups``) at the end.
+
+    None (nothing handed over for good) where the table path is needed: not an uncompressed
+    JSON file, a file whose battles might not fit in half the reader's memory limit (one
+    battle per ``_STREAM_FILE_BYTES`` of file, ``_STREAM_BATTLE_BYTES`` each: the streamed
+    arrays grow beside DuckDB's parse buffers, where the table path spills to disk), a voter
+    safeguard, an SQL covariate, a feature with more than ``_DISTINCT_TEXTS`` distinct texts,
+    or too many distinct names. A typed read of ``conv_metadata`` that fails is redone
+    with every column as JSON, with a fresh ``sink()``; errors as ``scan_battles``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: battles file not found")
+    kind, compression = format_of(path)
+    if kind not in ("json", "jsonl") or compression is not None:
+        return None
+    limit = _limit_bytes(settings.memory_limit)
+    if limit is None or path.stat().st_size // _STREAM_FILE_BYTES * _STREAM_BATTLE_BYTES > limit // 2:
+        return None  # the battles may not fit beside DuckDB's parse: the table path reads out of core
+    if filters.voter_daily_cap is not None or filters.anomaly_fpr is not None or filters.voter_column is not None:
+        return None
+    with connect(settings, in_memory=True) as con:
+        asked = filters
+        src = _source(con, path, filters, features, False)
+        filters = filters.resolve(src.present)
+        _check_columns(src, filters)
+        if any(_feature_text(src, spec) is None for spec in features):
+            return None
+        try:
+            try:
+                return _stream_once(con, path, src, filters, features, sink())
+            except (duckdb.OutOfMemoryException, duckdb.InterruptException) as exc:
+                raise _user_error(path, exc) from None
+            except duckdb.Error:
+                if not src.types:
+                    raise
+            src = _source(con, path, asked, features, False, typed_json=False)
+            return _stream_once(con, path, src, filters, features, sink())
+        except duckdb.Error as exc:
+            raise _user_error(path, exc) from None
+        except _TooMany:
+            return None
+
+
+class _Distinct:
+    """Distinct raw texts of a batch column -> global ids (first seen first), -1 for null."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.texts: list[str] = []
+
+    def encode(self, column: Any) -> tuple[np.ndarray, list[str]]:
+        """(global id per row, the texts new in this batch)."""
+        import pyarrow.compute as pc
+
+        enc = pc.dictionary_encode(column)
+        seen = enc.dictionary.to_pylist()
+        new: list[str] = []
+        local = np.empty(len(seen) + 1, dtype=np.int64)
+        for k, text in enumerate(seen):
+            i = self.ids.get(text)
+            if i is None:
+                i = self.ids[text] = len(self.texts)
+                self.texts.append(text)
+                new.append(text)
+            local[k] = i
+        local[-1] = -1
+        at = _numpy_of(enc.indices if enc.indices.null_count == 0 else pc.fill_null(enc.indices, len(seen)))
+        return local[at], new
+
+
+def _stream_once(con: duckdb.DuckDBPyConnection, path: Path, src: _Source, filters: BattleFilters,
+                 features: Sequence[FeatureSpec], sink: BatchSink) -> StreamedBattles:
+    """One streamed pass (``stream_battles``)."""
+    sql, _ = _scan_sql(src, filters, features, *_bounds(filters), times=False)
+    select = sql.removeprefix("CREATE TABLE scan AS ")
+    quality = _text_quality(src, features)
+    cols = "".join(f", CAST({q} AS TINYINT) AS c{j}, m{j}" for j, q in enumerate(quality))
+    reader = con.sql(f"SELECT a, b, w, f{cols} FROM ({select})").to_arrow_reader(_STREAM_ROWS)
+    decoder = duckdb.connect(config={"threads": 1})
+    names, winners = _Distinct(), _Distinct()
+    name_of_raw: list[int] = []  # raw name id -> clean-name id (-1: not a usable name)
+    clean_ids: dict[str, int] = {}
+    outcome_of_raw: list[int] = []  # raw winner id -> outcome code (-1: unknown)
+    texts = [_Distinct() for _ in features]
+    decoded = [(np.empty(0), np.empty(0, dtype=np.int8)) for _ in features]
+    groups: list[np.ndarray] = []  # (a, b, w, f, count, first position) per group, merged as they come
+    pending: list[np.ndarray] = []  # (a, b, w, f) per row of the batches not yet grouped
+    gathered = 0
+    start = 0
+    for batch in _batches(reader):
+        m = batch.num_rows
+        pos = np.arange(start, start + m, dtype=np.int64)
+        start += m
+        ia, new_a = names.encode(batch.column("a"))
+        ib, new_b = names.encode(batch.column("b"))
+        iw, new_w = winners.encode(batch.column("w"))
+        for text in (*new_a, *new_b):
+            clean = _name(_decode(src.kind, [text])[0])
+            name_of_raw.append(-1 if clean is None else clean_ids.setdefault(clean, len(clean_ids)))
+        for text in new_w:
+            value = _decode(src.kind, [text])[0]
+            outcome_of_raw.append(WINNER_CODES.get(value, -1) if isinstance(value, str) else -1)
+        fate = _numpy_of(batch.column("f")).astype(np.int64)
+        n_raw, n_win = len(names.texts) + 1, len(winners.texts) + 1
+        if n_raw * n_raw * n_win * 256 >= 1 << 62:
+            raise _TooMany
+        pending.append(np.stack([ia, ib, iw, fate]).astype(np.int32))
+        gathered += m
+        if gathered >= _GROUP_ROWS:  # the rows gathered so far grouped: a group per (a, b, w, f)
+            groups = _group_rows(groups, pending, start - gathered, n_raw, n_win)
+            pending, gathered = [], 0
+        clean_of_raw = np.array([*name_of_raw, -1], dtype=np.int64)  # -1 (the last slot) for null
+        code = np.array([*outcome_of_raw, -1], dtype=np.int64)
+        ca, cb, o = clean_of_raw[ia], clean_of_raw[ib], code[iw]
+        keep = np.flatnonzero((fate == 0) & (ca >= 0) & (cb >= 0) & (ca != cb) & (o >= 0))
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        rows: np.ndarray | slice = slice(None) if keep.size == m else keep
+        encoded = [texts[j].encode(batch.column(f"m{j}")) for j in range(len(features))]
+        if any(len(t.texts) > _DISTINCT_TEXTS for t in texts):
+            raise _TooMany
+        _decode_texts(decoder, features, [new for _, new in encoded], decoded)
+        for j in range(len(features)):
+            q = _numpy_of(batch.column(f"c{j}"))[rows].astype(np.int8)
+            ids = encoded[j][0][rows]
+            look = np.flatnonzero(q == _LOOK_UP)
+            v = np.full(q.shape, np.nan)
+            at = ids[look]
+            v[look] = decoded[j][0][at]
+            q[look] = decoded[j][1][at]
+            v[q != FEATURE_OK] = np.nan
+            out.append((v, q))
+        sink.add(pos[keep], np.stack([ca[keep], cb[keep], o[keep]]), out)
+    decoder.close()
+    n_raw, n_win = len(names.texts) + 1, len(winners.texts) + 1
+    if pending:
+        groups = _group_rows(groups, pending, start - gathered, n_raw, n_win)
+    g = groups[0] if groups else np.zeros((6, 0), dtype=np.int64)
+    raw_a, raw_b, raw_w = (np.where(g[k] < 0, n, g[k]) for k, n in ((0, n_raw - 1), (1, n_raw - 1), (2, n_win - 1)))
+    sm = summarise_groups(_decode(src.kind, names.texts), _decode(src.kind, winners.texts), raw_a, raw_b, raw_w,
+                          g[3], g[4], g[5], enabled=enabled_filters(filters), source=path.name, where=str(path))
+    code_of_name = np.full(len(clean_ids), -1, dtype=np.int64)
+    for raw, clean_id in enumerate(name_of_raw):
+        if clean_id >= 0 and sm.raw_code[raw] >= 0:
+            code_of_name[clean_id] = sm.raw_code[raw]
+    return StreamedBattles(path, path.name, sm.report, sm.models, code_of_name, sm.pair_groups)
+
+
+def _batches(reader: Any) -> Iterator[Any]:
+    """The record batches of a DuckDB Arrow reader; an error DuckDB meets on the way (which the
+    reader passes on as an ``OSError`` or Arrow error carrying DuckDB's message) raised as the
+    DuckDB error it was, for ``stream_battles`` to handle as ``scan_battles`` does."""
+    import pyarrow as pa
+
+    it = iter(reader)
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            text = str(exc)
+            kind = duckdb.OutOfMemoryException if "Out of Memory" in text else duckdb.InvalidInputException
+            raise kind(text) from None
+        yield batch
+
+
+def _group_rows(groups: list[np.ndarray], rows: list[np.ndarray], first: int, n_raw: int,
+                n_win: int) -> list[np.ndarray]:
+    """``groups`` (at most one array) with the ``rows`` (a, b, w, f per row, the first at
+    position ``first`` in the file) grouped and merged in."""
+    r = np.concatenate(rows, axis=1).astype(np.int64)
+    key = (((r[0] + 1) * n_raw + (r[1] + 1)) * n_win + (r[2] + 1)) * 256 + r[3]
+    _, at, count = np.unique(key, return_index=True, return_counts=True)
+    new = np.stack([r[0, at], r[1, at], r[2, at], r[3, at], count, first + at])
+    return [_merge_groups([*groups, new], n_raw, n_win)]
+
+
+def _merge_groups(groups: list[np.ndarray], n_raw: int, n_win: int) -> np.ndarray:
+    """Groups (rows: a, b, w, f, count, first position) gathered from batches, merged: one
+    column per (a, b, w, f), counts added, the first position kept."""
+    g = np.concatenate(groups, axis=1)
+    key = (((g[0] + 1) * n_raw + (g[1] + 1)) * n_win + (g[2] + 1)) * 256 + g[3]
+    uniq, inv = np.unique(key, return_inverse=True)
+    out = np.zeros((6, uniq.size), dtype=np.int64)
+    out[4] = np.bincount(inv, weights=g[4], minlength=uniq.size).astype(np.int64)
+    out[5] = np.iinfo(np.int64).max
+    np.minimum.at(out[5], inv, g[5])
+    for k in range(4):
+        out[k, inv] = g[k]
+    return out
+
+
+_PLAIN_COUNT = re.compile(r"0|[1-9][0-9]{0,14}")  # a JSON integer below 10^15: exact as a double, sums too
+
+
+def _plain_count(text: str, covariate: bool) -> float | None:
+    """The value of a feature's JSON text when it is plainly a count, decoded here: a JSON
+    integer 0 <= x < 10^15, or (a count, not a covariate) an object of such integers (their
+    sum; ``{}`` is 0), every key counted, repeated ones too. Exactly what ``_text_decoder``
+    gives such a text (quality OK): the integers and their sums are exact as doubles. None for
+    any other text, which ``_text_decoder`` decodes."""
+    if _PLAIN_COUNT.fullmatch(text):
+        return float(int(text))
+    if covariate or not text.startswith("{"):
+        return None
+    try:
+        pairs = json.loads(text, object_pairs_hook=list)
+    except ValueError:
+        return None
+    total = 0
+    for _, v in pairs:
+        if type(v) is not int or not 0 <= v < 10**15:
+            return None
+        total += v
+    return float(total) if total < 1 << 53 else None
+
+
+def _decode_texts(decoder: duckdb.DuckDBPyConnection, features: Sequence[FeatureSpec], new: list[list[str]],
+                  known: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Append to ``known[j]`` (value, quality per text id of feature ``j``) its ``new[j]``
+    texts decoded: plain counts here (``_plain_count``), the others by ``_text_decoder`` in one
+    query for every feature."""
+    parts, params = [], {}
+    values: list[np.ndarray] = []
+    qualities: list[np.ndarray] = []
+    for j, (spec, texts) in enumerate(zip(features, new, strict=True)):
+        v = np.array([_plain_count(t, spec.covariate) for t in texts], dtype=np.float64)  # None -> NaN
+        q = np.where(np.isnan(v), _LOOK_UP, FEATURE_OK).astype(np.int8)
+        values.append(v)
+        qualities.append(q)
+        rest = [t for t, code in zip(texts, q, strict=True) if code == _LOOK_UP]
+        if rest:
+            value, quality = _text_decoder(spec, "m")
+            parts.append(f"SELECT {j} AS j, i, coalesce({value}, 'NaN'::DOUBLE) AS v, CAST({quality} AS TINYINT) AS q "
+                         f"FROM (SELECT unnest($t{j}) AS m, generate_subscripts($t{j}, 1) AS i)")
+            params[f"t{j}"] = rest
+    if parts:
+        res = decoder.execute(" UNION ALL ".join(parts) + " ORDER BY j, i", params).fetchnumpy()
+        j_of = np.asarray(res["j"], dtype=np.int64)
+        rv, rq = np.asarray(res["v"], dtype=np.float64), np.asarray(res["q"], dtype=np.int8)
+        for j in np.unique(j_of):
+            at, look = j_of == j, qualities[j] == _LOOK_UP
+            values[j][look], qualities[j][look] = rv[at], rq[at]
+    for j in range(len(features)):
+        if values[j].size:
+            known[j] = (np.concatenate([known[j][0], values[j]]), np.concatenate([known[j][1], qualities[j]]))
+
+
 def count_battles(path: str | Path, filters: BattleFilters = NO_FILTERS,
                   settings: ReaderSettings = DEFAULT_SETTINGS) -> tuple[PairCounts, BattleReport]:
     """Pair-outcome counts and the report of a file, without per-battle arrays."""
@@ -1636,7 +1956,9 @@ __all__ = [
     "FEATURE_OK",
     "FEATURE_QUALITIES",
     "FILTER_STATUS",
+    "BatchSink",
     "BattleScan",
+    "StreamedBattles",
     "battles_from_columns",
     "FeatureColumn",
     "FeatureSpec",
@@ -1649,4 +1971,5 @@ __all__ = [
     "read_battles",
     "scan_battles",
     "scan_table",
+    "stream_battles",
 ]

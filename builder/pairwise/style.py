@@ -32,12 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from builder.errors import UserError
-from builder.pairwise.battles import Battles
+from builder.pairwise.battles import BattleFilters, Battles
 from builder.pairwise.scan import (
     FEATURE_MALFORMED,
     FEATURE_MISSING,
@@ -49,6 +50,9 @@ from builder.pairwise.scan import (
     BattleScan,
     FeatureColumn,
     FeatureSpec,
+    ReaderSettings,
+    StreamedBattles,
+    stream_battles,
 )
 
 META_COLUMN = "conv_metadata"
@@ -221,6 +225,42 @@ def contextual_battles(scan: BattleScan, features: Sequence[str],
     return Battles(scan.models, codes[0], codes[1], codes[2], None, scan.report), styles
 
 
+def stream_contextual_battles(path: str | Path, filters: BattleFilters, settings: ReaderSettings,
+                              features: Sequence[str], covariates: Sequence[FeatureSpec] = ()
+                              ) -> tuple[StreamedBattles, Battles, StyleColumns] | None:
+    """``contextual_battles`` of a JSON or JSON Lines file read in one streamed pass, without a
+    scan table (``scan.stream_battles``): the feature batches are folded as they come, into
+    arrays that grow with the battles. None where the file needs the table path
+    (``scan_battles``); the same battles and columns otherwise."""
+    specs = [*style_feature_specs(features), *covariates]
+    index = {spec.name: j for j, spec in enumerate(specs)}
+    names = [c.name for c in covariates]
+    try:  # room for one battle per 128 bytes of file, the most the streamed read takes on (pages are used as written)
+        guess = max(1 << 16, Path(path).stat().st_size // 128)
+    except OSError:
+        guess = 1 << 16
+    folds: list[_Fold] = []
+
+    def sink() -> _Fold:
+        codes = (np.empty(guess, dtype=np.int32), np.empty(guess, dtype=np.int32), np.empty(guess, dtype=np.int8))
+        folds.append(_Fold(features, names, index, guess, np.float32, codes))
+        return folds[-1]
+
+    read = stream_battles(path, filters, settings, specs, sink)
+    if read is None:
+        return None
+    fold = folds[-1]
+    n = read.report.rows_kept
+    if fold.at != n or fold.codes is None:
+        raise RuntimeError(f"style columns cover {fold.at} battles, the read kept {n}")
+    a, b, o = (c[:n] for c in fold.codes)
+    code = read.code_of_name.astype(np.int32)
+    for s in range(0, n, 1 << 20):  # clean-name ids -> model codes, in place (block by block)
+        a[s:s + (1 << 20)] = code[a[s:s + (1 << 20)]]
+        b[s:s + (1 << 20)] = code[b[s:s + (1 << 20)]]
+    return read, Battles(read.models, a, b, o, None, read.report), fold.columns(read.source_name, read.locate)
+
+
 def _fold_columns(scan: BattleScan, features: Sequence[str], covariates: Sequence[str],
                   codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
                   dtype: type[np.floating[Any]] = np.float64) -> StyleColumns:
@@ -228,53 +268,95 @@ def _fold_columns(scan: BattleScan, features: Sequence[str], covariates: Sequenc
     battles' size) also filled with the battles, in the same pass; the matrix of ``dtype``."""
     index = {spec.name: j for j, spec in enumerate(scan.features_spec)}
     n = scan.report.rows_kept
-    names = (*features, *covariates)
-    matrix = np.zeros((n, len(names)), dtype=dtype)
-    status = np.zeros(n, dtype=np.int8)
-    style_first: tuple[int, int] | None = None  # (record, kind) of the first battle with a malformed count
-    cov_first: dict[str, int] = {}  # covariate -> record of its first non-numeric value
-    malformed = STYLE_ROW_KINDS.index(MALFORMED_KINDS[0])
-    at = 0
+    fold = _Fold(features, covariates, index, n, dtype, codes)
     batches: Iterator[tuple[np.ndarray, np.ndarray | None, list[tuple[np.ndarray, np.ndarray]]]] = (
         scan.battle_feature_batches() if codes is not None
         else ((pos, None, cols) for pos, cols in scan.feature_batches()))
     for pos, battles, cols in batches:
+        fold.add(pos, battles, cols)
+    if fold.at != n:
+        raise RuntimeError(f"style columns cover {fold.at} battles, the scan kept {n}")
+    return fold.columns(scan.source_name, scan.locate)
+
+
+class _Fold:
+    """Feature batches folded into the (battles, columns) matrix as they come: per battle the
+    style features' relative differences, then each covariate's value, and the battle's kind
+    (``STYLE_ROW_KINDS``); with ``codes`` also the battles' model codes and outcome. The arrays
+    hold ``capacity`` battles and grow (doubling) when a batch does not fit."""
+
+    def __init__(self, features: Sequence[str], covariates: Sequence[str], index: Mapping[str, int], capacity: int,
+                 dtype: type[np.floating[Any]], codes: tuple[np.ndarray, ...] | None) -> None:
+        self.features, self.covariates, self.index = tuple(features), tuple(covariates), index
+        self.names = (*self.features, *self.covariates)
+        self.matrix = np.zeros((capacity, len(self.names)), dtype=dtype)
+        self.status = np.zeros(capacity, dtype=np.int8)
+        self.codes = codes
+        self.at = 0
+        self.style_first: tuple[int, int] | None = None  # (record, kind) of the first battle with a malformed count
+        self.cov_first: dict[str, int] = {}  # covariate -> record of its first non-numeric value
+
+    def _grow(self, need: int) -> None:
+        size = max(need, 2 * self.matrix.shape[0])
+        matrix = np.zeros((size, len(self.names)), dtype=self.matrix.dtype)
+        matrix[:self.at] = self.matrix[:self.at]
+        status = np.zeros(size, dtype=np.int8)
+        status[:self.at] = self.status[:self.at]
+        self.matrix, self.status = matrix, status
+        if self.codes is not None:
+            grown = []
+            for old in self.codes:
+                new = np.empty(size, dtype=old.dtype)
+                new[:self.at] = old[:self.at]
+                grown.append(new)
+            self.codes = tuple(grown)
+
+    def add(self, pos: np.ndarray, battles: np.ndarray | None, cols: list[tuple[np.ndarray, np.ndarray]]) -> None:
         m = pos.size
-        rows = slice(at, at + m)
-        if codes is not None and battles is not None:
-            for target, got in zip(codes, battles, strict=True):
+        if self.at + m > self.status.shape[0]:
+            self._grow(self.at + m)
+        rows = slice(self.at, self.at + m)
+        if self.codes is not None and battles is not None:
+            for target, got in zip(self.codes, battles, strict=True):
                 target[rows] = got
-        st = status[rows]
-        for j, feature in enumerate(features):
+        st = self.status[rows]
+        index, matrix = self.index, self.matrix
+        for j, feature in enumerate(self.features):
             (va, qa), (vb, qb) = cols[index[f"{feature}_a"]], cols[index[f"{feature}_b"]]
             np.maximum(st, np.maximum(_KIND_OF_QUALITY[qa], _KIND_OF_QUALITY[qb]), out=st)
             matrix[rows, j] = relative_differences(va, vb)
-        if style_first is None:
-            bad = np.flatnonzero(st >= malformed)
+        if self.style_first is None:
+            bad = np.flatnonzero(st >= _MALFORMED)
             if bad.size:
-                style_first = int(pos[bad[0]]) + 1, int(st[bad[0]])
-        for j, name in enumerate(covariates, start=len(features)):
+                self.style_first = int(pos[bad[0]]) + 1, int(st[bad[0]])
+        for j, name in enumerate(self.covariates, start=len(self.features)):
             v, q = cols[index[name]]
             np.maximum(st, _KIND_OF_QUALITY[q], out=st)
             matrix[rows, j] = np.where(q == FEATURE_OK, v, 0.0)
-            if name not in cov_first:
+            if name not in self.cov_first:
                 bad = np.flatnonzero(np.isin(q, FEATURE_MALFORMED))
                 if bad.size:
-                    cov_first[name] = int(pos[bad[0]]) + 1
+                    self.cov_first[name] = int(pos[bad[0]]) + 1
         matrix[rows][st != 0] = 0.0
-        at += m
-    if at != n:
-        raise RuntimeError(f"style columns cover {at} battles, the scan kept {n}")
-    where: str | None = None
-    if style_first is not None:
-        kind = STYLE_ROW_KINDS[style_first[1]].replace("_", " ")
-        where = f"{scan.source_name}: {scan.locate(style_first[0])} ({kind})"
-    else:
-        for name in covariates:  # the first covariate (in order) with a non-numeric value
-            if name in cov_first:
-                where = f"{scan.source_name}: {scan.locate(cov_first[name])} (covariate {name} not a number)"
-                break
-    return StyleColumns(names, matrix, status, StyleReport(names, count_status(status), where))
+        self.at += m
+
+    def columns(self, source: str, locate: Callable[[int], str]) -> StyleColumns:
+        """The folded columns (the first ``at`` battles); the first malformed battle named by
+        ``locate`` (its 1-based record -> ``line N``)."""
+        where: str | None = None
+        if self.style_first is not None:
+            kind = STYLE_ROW_KINDS[self.style_first[1]].replace("_", " ")
+            where = f"{source}: {locate(self.style_first[0])} ({kind})"
+        else:
+            for name in self.covariates:  # the first covariate (in order) with a non-numeric value
+                if name in self.cov_first:
+                    where = f"{source}: {locate(self.cov_first[name])} (covariate {name} not a number)"
+                    break
+        matrix, status = self.matrix[:self.at], self.status[:self.at]
+        return StyleColumns(self.names, matrix, status, StyleReport(self.names, count_status(status), where))
+
+
+_MALFORMED = STYLE_ROW_KINDS.index(MALFORMED_KINDS[0])
 
 
 def style_columns(scan: BattleScan, features: Sequence[str]) -> StyleColumns:
@@ -298,6 +380,7 @@ __all__ = [
     "parse_style_features",
     "relative_differences",
     "standardise",
+    "stream_contextual_battles",
     "style_columns",
     "style_columns_from",
     "style_feature_specs",
