@@ -105,7 +105,7 @@ import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -299,11 +299,16 @@ class BoardUncertainty:
 
 def compute_settings(rounds: int, seed: int, problem: BootstrapProblem | None) -> snap.UncertaintySettings:
     """The snapshot's ``uncertainty`` settings (``rounds`` 0: the feature was off)."""
-    per_model = bool(rounds) and problem is not None and problem.residual_draws in ("model", "source")
+    draws: Literal["model", "source"] | None = None
+    share = source_share = None
+    if rounds and problem is not None and problem.residual_draws in ("model", "source"):
+        draws = "source" if problem.residual_draws == "source" else "model"
+        share = problem.residual_share
+        source_share = problem.source_share if draws == "source" else None
     return snap.UncertaintySettings(
-        residual_draws=problem.residual_draws if per_model else None,
-        residual_share=problem.residual_share if per_model else None,
-        residual_share_source=problem.source_share if per_model and problem.residual_draws == "source" else None,
+        residual_draws=draws,
+        residual_share=share,
+        residual_share_source=source_share,
         rounds=rounds,
         seed=seed,
         interval=INTERVAL,
