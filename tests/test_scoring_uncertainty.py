@@ -440,6 +440,23 @@ def test_recompute_rebuilds_the_synthetic_bootstrap_bit_for_bit():
     check_recompute_is_exact(compute_typed(inputs([o for o in obs if o.identity in keep]), cfg, NOW, None))
 
 
+@pytest.mark.parametrize("draws", ["model", "score"])
+def test_recompute_rebuilds_days_drawn_by_the_earlier_residual_schemes(monkeypatch, draws):
+    # a published site keeps its earlier days: their downloads still rebuild bit for bit
+    import functools
+
+    from builder.scoring import uncertainty
+
+    monkeypatch.setattr(uncertainty, "compute_bootstrap_problem",
+                        functools.partial(uncertainty.compute_bootstrap_problem, residual_draws=draws))
+    obs, _ = true_quality_world(seed=3)
+    keep = {f"m{i:03}" for i in range(0, 196, 4)} | {"iso0", "iso2"}
+    cfg = world_config(["alpha", "beta", "gamma"], rounds=200, seed=11)
+    typed = compute_typed(inputs([o for o in obs if o.identity in keep]), cfg, NOW, None)
+    assert typed.uncertainty.residual_draws == (None if draws == "score" else draws)
+    check_recompute_is_exact(typed)
+
+
 def test_evidence_carries_the_inputs_a_rederivation_needs(bundled_snapshot):
     be = compute_boards_evidence(bundled_snapshot, "https://example.org/")
     arena = [o for o in be["observations"] if o["feed"] in be["arenaFeeds"]]

@@ -877,20 +877,9 @@ def residual_shares(fits: list[dict]) -> tuple[float, float]:
 def residual_share(fits: list[dict]) -> float:
     """c: the median over pairs of fits with at least 10 common overlap keys of their residuals'
     correlation over those keys (ascending), clamped to [0, 1]; 1.0 without such a pair."""
-    corrs = []
-    for i, a in enumerate(fits):
-        ra = dict(zip(a["overlap"], a["residuals"]))
-        for b in fits[i + 1:]:
-            rb = dict(zip(b["overlap"], b["residuals"]))
-            common = sorted(set(ra) & set(rb))
-            if len(common) >= 10:
-                corrs.append(pearson([ra[k] for k in common], [rb[k] for k in common]))
-    if not corrs:
-        return 1.0
-    corrs.sort()
-    mid = len(corrs) // 2
-    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
-    return min(max(med, 0.0), 1.0)
+    across, within = pair_correlations(fits)
+    corrs = across + within
+    return min(max(median(corrs), 0.0), 1.0) if corrs else 1.0
 
 
 def count_greater(a: array, b: array) -> int:

@@ -472,21 +472,9 @@ def compute_residual_share(fits: Sequence[FitInput]) -> float:
     Sums run left to right from 0.0 over the common keys; the median of an even count is the
     mean of the middle two.
     """
-    corrs = []
-    for i, a in enumerate(fits):
-        res_a = dict(zip(a.overlap, a.residuals, strict=True))
-        for b in fits[i + 1:]:
-            res_b = dict(zip(b.overlap, b.residuals, strict=True))
-            common = sorted(set(res_a) & set(res_b))
-            if len(common) < MIN_OVERLAP:
-                continue
-            corrs.append(_pearson([res_a[k] for k in common], [res_b[k] for k in common]))
-    if not corrs:
-        return 1.0
-    corrs.sort()
-    mid = len(corrs) // 2
-    med = corrs[mid] if len(corrs) % 2 else (corrs[mid - 1] + corrs[mid]) / 2.0
-    return min(max(med, 0.0), 1.0)
+    across, within = _pair_correlations(fits)
+    corrs = across + within
+    return min(max(_median(corrs), 0.0), 1.0) if corrs else 1.0
 
 
 def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
