@@ -867,7 +867,7 @@ def residual_shares(fits: list[dict]) -> tuple[float, float]:
     sources (over all pairs without one; 1.0 without any), clamped to [0, 1]; s = (m - c) / (1 - c),
     m the median over pairs of fits of one source, clamped to [0, 1] (0.0 without one, or c = 1)."""
     across, within = pair_correlations(fits)
-    pairs = across or across + within
+    pairs = across or within
     c = min(max(median(pairs), 0.0), 1.0) if pairs else 1.0
     if not within or c >= 1.0:
         return c, 0.0

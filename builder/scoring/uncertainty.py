@@ -457,7 +457,7 @@ def compute_residual_shares(fits: Sequence[FitInput]) -> tuple[float, float]:
     s = (m - c) / (1 - c), clamped to [0, 1]; 0.0 without such a pair or when c is 1.
     """
     across, within = _pair_correlations(fits)
-    pairs = across or across + within
+    pairs = across or within
     c = min(max(_median(pairs), 0.0), 1.0) if pairs else 1.0
     if not within or c >= 1.0:
         return c, 0.0
