@@ -479,7 +479,7 @@ def library_arena_draws():
     if inv is None:
         return None
     probes = [2.0 ** -53, 1e-300, 1e-30, 1e-12, 1e-6, 0.0001, 0.074, 0.075, 0.0751, 0.5, 0.924, 0.925, 0.926,
-              1 - 1e-6, 1 - 1e-12, 1 - 2.0 ** -53] + [(k + 0.5) / 4099 for k in range(4099)]
+              1 - 1e-6, 1 - 1e-12, 1 - 2.0 ** -53] + [(k + 0.5) / 1021 for k in range(1021)]
     try:
         for rating, sd in ((0.0, 1.0), (1300.25, 7.3), (-5.0, 0.001), (1e6, 123.4), (1187.0, 2.0 ** -30)):
             if any(inv(p, rating, sd) != rating + sd * normal_quantile(p) for p in probes):
@@ -1099,23 +1099,32 @@ def check_uncertainty(be: dict, u: dict, tally: Tally) -> None:
 FLIPS_FILE = "arena-flips.json"
 
 
-def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
-    """x with a x = b, Gaussian elimination with partial pivoting (a is square, nonsingular)."""
-    n = len(b)
-    m = [row[:] + [b[k]] for k, row in enumerate(a)]
-    for col in range(n):
-        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
-        m[col], m[piv] = m[piv], m[col]
-        p = m[col][col]
-        for r in range(col + 1, n):
-            f = m[r][col] / p
-            if f:
-                row, top = m[r], m[col]
-                for c in range(col, n + 1):
-                    row[c] -= f * top[c]
+def cholesky(h: list[list[float]]) -> tuple[list[list[float]], list[list[float]]]:
+    """(L, L transposed) with h = L L^T (h symmetric positive definite), by dot products of rows."""
+    n = len(h)
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        li, hi = low[i], h[i]
+        for j in range(i):
+            lj = low[j]
+            li[j] = (hi[j] - sum(map(mul, li[:j], lj[:j]))) / lj[j]
+        d = hi[i] - sum(map(mul, li[:i], li[:i]))
+        if not d > 0:
+            raise ArithmeticError("the Hessian is not positive definite")
+        li[i] = math.sqrt(d)
+    return low, [list(col) for col in zip(*low)]
+
+
+def cholesky_solve(factor: tuple[list[list[float]], list[list[float]]], g: list[float]) -> list[float]:
+    """x with L L^T x = g."""
+    low, up = factor
+    n = len(g)
+    y = [0.0] * n
+    for i in range(n):
+        y[i] = (g[i] - sum(map(mul, low[i][:i], y[:i]))) / low[i][i]
     x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - sum(map(mul, up[i][i + 1:], x[i + 1:]))) / low[i][i]
     return x
 
 
@@ -1188,7 +1197,8 @@ def fit_plain_bt(board: dict, cells: list[tuple], around: int) -> dict[int, floa
             h[j][i] -= w
         if m < 2:
             break
-        step = solve_linear([row[:-1] for row in h[:-1]], grad[:-1]) + [0.0]
+        # the last model is held at 0: its row and column dropped, the rest is positive definite
+        step = cholesky_solve(cholesky([row[:-1] for row in h[:-1]]), grad[:-1]) + [0.0]
         t = 1.0
         while True:
             cand = [a + t * d for a, d in zip(theta, step)]
@@ -1336,35 +1346,6 @@ def main_groups(n_models: int, cells: list[tuple]) -> list[list[int]]:
             left -= set(g)
         out.append(max(groups, key=lambda g: (len(g), sum(played[x] for x in g), -g[0])))
     return out
-
-
-def cholesky(h: list[list[float]]) -> tuple[list[list[float]], list[list[float]]]:
-    """(L, L transposed) with h = L L^T (h symmetric positive definite), by dot products of rows."""
-    n = len(h)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        li, hi = low[i], h[i]
-        for j in range(i):
-            lj = low[j]
-            li[j] = (hi[j] - sum(map(mul, li[:j], lj[:j]))) / lj[j]
-        d = hi[i] - sum(map(mul, li[:i], li[:i]))
-        if not d > 0:
-            raise ArithmeticError("the Hessian is not positive definite")
-        li[i] = math.sqrt(d)
-    return low, [list(col) for col in zip(*low)]
-
-
-def cholesky_solve(factor: tuple[list[list[float]], list[list[float]]], g: list[float]) -> list[float]:
-    """x with L L^T x = g."""
-    low, up = factor
-    n = len(g)
-    y = [0.0] * n
-    for i in range(n):
-        y[i] = (g[i] - sum(map(mul, low[i][:i], y[:i]))) / low[i][i]
-    x = [0.0] * n
-    for i in range(n - 1, -1, -1):
-        x[i] = (y[i] - sum(map(mul, up[i][i + 1:], x[i + 1:]))) / low[i][i]
-    return x
 
 
 class StyledBattles:
