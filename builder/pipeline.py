@@ -36,6 +36,7 @@ from builder.records import (
 )
 from builder.snapshot.attempt import RefreshAttempt
 from builder.snapshot.models import Snapshot, Source
+from builder.util.gc import keep_until_exit
 from builder.util.io import as_utc, parse_utc
 from builder.util.text import public_message
 
@@ -439,6 +440,7 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
             current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
     with t.stage("render"):
         history, skipped = load_old_snapshots(snaps, exclude=path, demo=cfg.demo)
+        keep_until_exit(snapshot, current, history)  # on the command line, left to the end of the process unfreed
 
         def _render(tmp: Path) -> list[str]:
             return render_verified(tmp, lambda after_page: render_site(

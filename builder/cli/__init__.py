@@ -64,4 +64,19 @@ def main(ctx: click.Context, config: str, verbose: int) -> None:
     ctx.obj = Context(config, verbose)
 
 
-__all__ = ["COMMANDS", "Context", "Group", "main"]
+def run() -> None:
+    """The ``modelboards`` console script: ``main``; after a command that kept what it built to
+    the end (``builder.util.gc.keep_until_exit``), the process leaves without freeing it."""
+    from builder.util.gc import allow_quick_exit, quick_exit, quick_exit_code
+
+    allow_quick_exit()
+    try:
+        main()
+    except SystemExit as exc:
+        status = quick_exit_code(exc.code)
+        if status is not None:
+            quick_exit(status)
+        raise
+
+
+__all__ = ["COMMANDS", "Context", "Group", "main", "run"]

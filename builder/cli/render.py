@@ -18,7 +18,7 @@ import click
 from builder.cli.context import Context, pass_ctx
 from builder.cli.options import base_url_option, now_option, out_option, strict_option
 from builder.errors import CheckFailed, UserError
-from builder.util.gc import freeze_at_exit, gc_paused
+from builder.util.gc import freeze_at_exit, gc_paused, keep_until_exit
 from builder.util.io import parse_utc
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
     history = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
+    keep_until_exit(snapshot, history)  # on the command line, left to the end of the process unfreed
     from builder.snapshot.attempt import find_attempt
 
     # the latest refresh attempt made since this snapshot and not after "now"

@@ -1,0 +1,82 @@
+"""The console script's quick exit (``builder.cli.run``, ``builder.util.gc``): after a command
+that kept what it built, the process ends with the command's status, its output written and
+the exit handlers run, without freeing what was kept; elsewhere nothing is kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builder.util import gc as gcmod
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A stand-in command for ``builder.cli.main``: keeps a large structure, writes without a final
+# newline (buffered), registers an exit handler, then ends as told by argv[1].
+_COMMAND = """
+import atexit, sys
+import builder.cli
+from builder.util.gc import keep_until_exit
+
+class Freed:
+    def __del__(self):
+        sys.stderr.write("freed")
+
+def command():
+    keep_until_exit([[k] * 10 for k in range(100_000)], Freed())
+    atexit.register(lambda: open(sys.argv[2], "w").write("handlers ran"))
+    sys.stdout.write("written")
+    how = sys.argv[1]
+    if how == "ok":
+        raise SystemExit(None)
+    if how == "status":
+        raise SystemExit(3)
+    raise SystemExit("refused: a message")
+
+builder.cli.main = command
+builder.cli.run()
+"""
+
+
+def _run(how: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    marker = tmp_path / f"atexit-{how}.txt"
+    proc = subprocess.run([sys.executable, "-c", _COMMAND, how, str(marker)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    return proc, marker
+
+
+@pytest.mark.parametrize(("how", "status"), [("ok", 0), ("status", 3)])
+def test_quick_exit_keeps_status_output_and_exit_handlers(tmp_path: Path, how: str, status: int) -> None:
+    proc, marker = _run(how, tmp_path)
+    assert proc.returncode == status, proc.stderr
+    assert proc.stdout == "written"
+    assert marker.read_text() == "handlers ran"
+    assert "freed" not in proc.stderr  # what the command kept was never freed: no teardown
+
+
+def test_a_message_takes_the_normal_exit(tmp_path: Path) -> None:
+    proc, marker = _run("message", tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == "written"
+    assert proc.stderr.splitlines()[0] == "refused: a message"
+    assert "freed" in proc.stderr  # the normal exit: the interpreter's teardown freed what was kept
+    assert marker.read_text() == "handlers ran"
+
+
+def test_nothing_is_kept_unless_the_command_line_allows_it() -> None:
+    # the tests' own process never called allow_quick_exit: a command run in process keeps nothing
+    assert not gcmod._QUICK_EXIT["allowed"]
+    gcmod.keep_until_exit(object())
+    assert gcmod._KEPT == []
+    assert gcmod.quick_exit_code(0) is None
+
+
+def test_quick_exit_code_reads_the_status_as_sys_exit_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gcmod, "_KEPT", [object()])
+    assert gcmod.quick_exit_code(None) == 0
+    assert gcmod.quick_exit_code(2) == 2
+    assert gcmod.quick_exit_code("message") is None
+    assert gcmod.quick_exit_code(True) is None
