@@ -80,3 +80,17 @@ def test_quick_exit_code_reads_the_status_as_sys_exit_does(monkeypatch: pytest.M
     assert gcmod.quick_exit_code(2) == 2
     assert gcmod.quick_exit_code("message") is None
     assert gcmod.quick_exit_code(True) is None
+
+
+def test_the_collector_stays_paused_once_a_command_keeps_for_the_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    assert gc.isenabled()
+    ran = gcmod.gc_paused(lambda: gc.isenabled())
+    assert ran() is False and gc.isenabled()  # paused while it ran, back on after
+    monkeypatch.setattr(gcmod, "_KEPT", [object()])
+    try:
+        assert ran() is False
+        assert not gc.isenabled()  # the process leaves without collecting
+    finally:
+        gc.enable()
