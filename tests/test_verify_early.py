@@ -207,3 +207,30 @@ def test_a_run_that_missed_is_never_remembered(tmp_path: Path):
             render_verified(site, lambda after: after("first"), tmp_path)
         assert runs.read_text() == "x" * (n + 1)
     assert not list((tmp_path / ".modelboards" / verify.VERDICT_MEMO).glob("*"))
+
+
+def test_a_render_runs_the_script_compiled_once_per_text(tmp_path: Path):
+    script = "import sys\nprint('compiled' if __file__.endswith('.pyc') else 'source', sys.argv[1:])\n" \
+             "print('everything rebuilt')\n"
+    site = _site(tmp_path, script)
+    code = tmp_path / ".modelboards" / verify.CODE_MEMO
+    first = verify.compiled_script(site / "data" / "recompute.py", code)
+    assert first.suffix == ".pyc" and first.parent == code
+    assert verify.compiled_script(site / "data" / "recompute.py", code) == first  # read back, not compiled again
+    verdicts = Memo(tmp_path, verify.VERDICT_MEMO)
+    code_, out, _ = verify.RecomputeRun(site, (verdicts, "key")).wait()
+    assert code_ == 0 and out.startswith(f"compiled ['{site / 'data'}']")  # the same arguments as the script
+    assert verify.verify_site(site).output.startswith("source")  # the verify command runs the script itself
+    first.write_bytes(first.read_bytes()[:-7] + b"damaged")
+    again = verify.compiled_script(site / "data" / "recompute.py", code)
+    assert again.name == first.name and not again.read_bytes().endswith(b"damaged")  # compiled again
+    (site / "data" / "recompute.py").write_text(script + "print('another text')\n", encoding="utf-8")
+    other = verify.compiled_script(site / "data" / "recompute.py", code)
+    assert other != first and first.is_file()  # another text, another file; the earlier one stays (a few are kept)
+
+
+def test_an_unwritable_code_folder_runs_the_script(tmp_path: Path):
+    site = _site(tmp_path, "print('everything rebuilt')\n")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    assert verify.compiled_script(site / "data" / "recompute.py", blocker / "code") == site / "data" / "recompute.py"

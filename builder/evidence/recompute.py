@@ -734,11 +734,12 @@ def workers_for(rounds: int, per_round: int) -> int:
     free: a process forked onto a busy core shortens no wait and costs CPU (its start, its
     skipped draws, its copied memory, its R sent back; about a tenth more CPU at 5,000
     models on a busy 2-core machine)."""
-    import multiprocessing
+    if rounds * per_round < PARALLEL_DRAWS:
+        return 1
+    import multiprocessing  # only for a large job: importing it costs more than a small job's rounds
     import threading
 
-    if rounds * per_round < PARALLEL_DRAWS or "fork" not in multiprocessing.get_all_start_methods() \
-            or threading.active_count() > 1:
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8, rounds, idle_cores(cores))) if skipping_works() else 1
@@ -882,7 +883,7 @@ def residual_share(fits: list[dict]) -> float:
     return min(max(median(corrs), 0.0), 1.0) if corrs else 1.0
 
 
-def count_greater(a: array, b: array) -> int:
+def count_greater(a: Sequence[float], b: Sequence[float]) -> int:
     """Rounds in which ``a`` is strictly greater than ``b`` (NaN on either side: not greater)."""
     return sum(map(gt, a, b))
 
@@ -1012,7 +1013,8 @@ def summarise(board: dict, r: dict[str, array], u: dict, shared: dict | None = N
         else:
             leader = i
     top = ranked[:u["pairwiseTop"]]
-    matrix = [[count_greater(r[a], r[b]) / rounds for b in top] for a in top]
+    series = {a: r[a].tolist() for a in top}  # each float made once, not once per comparison
+    matrix = [[count_greater(series[a], series[b]) / rounds for b in top] for a in top]
     return out, {"identities": top, "p_greater": matrix}
 
 

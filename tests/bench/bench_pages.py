@@ -135,10 +135,11 @@ def count_pages(folder: Path, exclude: tuple[str, ...] = ()) -> int:
     return sum(1 for p in folder.rglob("*.html") if p.name not in exclude)
 
 
-MEMOS = ("archive-downloads", "snapshot-loads", "snapshot-schema", "api-schemas", "recompute-verdicts")
+MEMOS = ("archive-downloads", "snapshot-loads", "snapshot-schema", "api-schemas", "recompute-verdicts",
+         "recompute-code")
 """The render's memos under .modelboards/ (builder.render.pages.archive.ARCHIVE_MEMO,
 builder.evidence.verify.SNAPSHOT_CHECK_MEMO, builder.render.pages.data.SCHEMA_MEMO,
-builder.render.pages.api.SCHEMA_MEMO and builder.evidence.verify.VERDICT_MEMO)."""
+builder.render.pages.api.SCHEMA_MEMO, builder.evidence.verify.VERDICT_MEMO and CODE_MEMO)."""
 SHARE_IMAGES = "og-cache"
 "The share-image cache under .modelboards/ (builder.render.og): kept warm in every run."
 AGAIN, NEXT_DAY, COLD, PEER = ("modelboards render (again)", "modelboards render (next day)",
