@@ -126,7 +126,12 @@ def test_a_damaged_memo_entry_is_computed_again(tmp_path: Path):
     entry = memo.folder / "k"
     entry.write_text(entry.read_text(encoding="utf-8").replace("a,b", "a,c"), encoding="utf-8")
     assert Memo(tmp_path, "m").get_texts("k") is None  # the text no longer matches its SHA-256
-    memo.put("k", '["a list"]')
+    texts = {"data/a.json": '{"x": "\\"quoted\\"\n"}\n', "data/é.csv": "ü,\u202e\n\n", "data/empty": ""}
+    memo.put_texts("k", texts)
+    assert Memo(tmp_path, "m").get_texts("k") == texts  # newlines, quotes, any characters, empty texts
+    memo.put("k", '["a list"]\nbody')
+    assert Memo(tmp_path, "m").get_texts("k") is None
+    memo.put("k", '[["data/x.csv", 5]]\nabc')  # lengths that do not add up to the body
     assert Memo(tmp_path, "m").get_texts("k") is None
     memo.put("k", '{"data/x.csv": 1}')
     assert Memo(tmp_path, "m").get_texts("k") is None

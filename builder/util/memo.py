@@ -79,16 +79,28 @@ class Memo:
     def get_texts(self, key: str) -> dict[str, str] | None:
         """The texts ``put_texts`` kept under ``key``; None when absent, unreadable or damaged."""
         text = self.get(key)
+        if text is None:
+            return None
+        head, _, body = text.partition("\n")
         try:
-            texts = json.loads(text) if text is not None else None
+            parts = json.loads(head)
         except ValueError:
             return None
-        if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
+        if not isinstance(parts, list) or not all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int) and p[1] >= 0
+                for p in parts) or sum(p[1] for p in parts) != len(body):
             return None
+        texts, at = {}, 0
+        for name, size in parts:
+            texts[name] = body[at:at + size]
+            at += size
         return texts
 
     def put_texts(self, key: str, texts: Mapping[str, str]) -> None:
-        self.put(key, json.dumps(texts, ensure_ascii=False))
+        # one line naming the texts and their lengths, then the texts one after the other:
+        # read back by slicing (texts inside a JSON string took longer to decode than to use)
+        head = json.dumps([[name, len(text)] for name, text in texts.items()], ensure_ascii=False)
+        self.put(key, head + "\n" + "".join(texts.values()))
 
     def put(self, key: str, text: str) -> None:
         self.used.add(key)
