@@ -333,3 +333,19 @@ def test_the_generator_computes_the_worked_example_as_scoring_does():
     d = snap_json()
     assert d["worked_example"] is not None
     assert with_worked_example({**d, "worked_example": None}) == d
+
+
+def test_a_loaded_snapshot_tells_the_digest_of_its_text(tmp_path):
+    import hashlib
+
+    from builder.snapshot import load_snapshot, validate_snapshot
+    from builder.snapshot.load import source_sha256
+
+    text = json.dumps(make_snapshot(6), indent=1) + "\n"
+    path = tmp_path / "2026-01-01.json"
+    path.write_text(text, encoding="utf-8")
+    snap = load_snapshot(path)
+    assert source_sha256(snap) == hashlib.sha256(text.encode()).hexdigest()
+    assert snap == load_snapshot(path) == validate_snapshot(json.loads(text))  # equality is the fields' alone
+    assert source_sha256(snap.model_copy(update={"stale": not snap.stale})) is None  # another object
+    assert source_sha256(validate_snapshot(json.loads(text))) is None  # not parsed from a text

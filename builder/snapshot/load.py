@@ -11,9 +11,11 @@ previous day) exits with code 2 and leaves what was saved before untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,29 @@ def describe_error(error: ErrorDetails, data: Any) -> str:
 
 
 def parse_snapshot(text: str, origin: str = "<snapshot>") -> Snapshot:
-    """Parse, migrate and validate snapshot JSON; every problem is one ``UserError`` line."""
+    """Parse, migrate and validate snapshot JSON; every problem is one ``UserError`` line.
+    ``source_sha256`` tells the SHA-256 of ``text`` from the snapshot returned."""
+    snapshot = _parse(text, origin)
+    key = id(snapshot)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    _SOURCES[key] = (weakref.ref(snapshot, lambda _: _SOURCES.pop(key, None)), digest)  # gone with the snapshot
+    return snapshot
+
+
+_SOURCES: dict[int, tuple[weakref.ref[Snapshot], str]] = {}
+"Per snapshot parsed in this process (while it lives): the SHA-256 of the text it was parsed from."
+
+
+def source_sha256(snapshot: Snapshot) -> str | None:
+    """The SHA-256 (hex) of the text ``snapshot`` was parsed from, so what is computed from a
+    saved day alone can be kept by its text's digest instead of serialising the snapshot
+    again (the snapshot is a function of its text and the code); None for a snapshot built,
+    copied or validated from an object in this process."""
+    entry = _SOURCES.get(id(snapshot))
+    return entry[1] if entry is not None and entry[0]() is snapshot else None
+
+
+def _parse(text: str, origin: str) -> Snapshot:
     try:
         # A snapshot in the current schema validates straight from its text, in one parse (the
         # same validation as below); an older version, bad JSON or a problem to name takes the

@@ -4,7 +4,8 @@ Also writes each snapshot's JSON download (``data/snapshots/<date>.json``) and t
 downloads of every earlier day (``data/archive/<date>/<board>.csv|.json``). An earlier day's
 downloads are a function of that snapshot's content and the site's attribution line alone, so
 they are kept in a memo (``builder.util.memo``, ``.modelboards/archive-downloads/``) keyed by
-both and the code: each day after the first, only the newest earlier day is written afresh.
+both (the content by the digest of the text the snapshot was loaded from) and the code: each
+day after the first, only the newest earlier day is written afresh.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from builder.render import exports
 from builder.render.writer import SiteWriter, Snap
+from builder.snapshot.load import source_sha256
 from builder.snapshot.models import Family, Role
 from builder.util.memo import Memo, memo_key
 
@@ -51,7 +53,11 @@ def render_archive(w: SiteWriter) -> None:
 
 
 def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
-    key = memo_key(ARCHIVE_MEMO, w.attribution, snap.model_dump_json())
+    # the day's content: the digest of the text it was loaded from (the code is in every key),
+    # else the snapshot itself as JSON
+    digest = source_sha256(snap)
+    content = ("text", digest) if digest else ("model", snap.model_dump_json())
+    key = memo_key(ARCHIVE_MEMO, w.attribution, *content)
     files = memo.get_texts(key)
     if files is None:
         files = archived_downloads(snap, w.attribution)
