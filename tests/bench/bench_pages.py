@@ -173,6 +173,9 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     render = [str(Path(sys.executable).parent / "modelboards"), "render", "--snapshot"]
+    # earlier code's own console entry (``builder.cli.run`` where it has one, else ``main``)
+    entry = "import sys; from builder import cli; sys.exit(getattr(cli, 'run', cli.main)())"
+    before_render = [sys.executable, "-c", entry, "render", "--snapshot"]
     snapshot = a.snapshot.resolve()
     earlier = sorted(p for p in snapshot.parent.glob("*.json") if p.name[:10] < snapshot.name[:10])
     print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
@@ -192,7 +195,7 @@ def main() -> int:
                     shutil.copytree(ROOT / ".modelboards" / memo, next_day / memo)
         shutil.rmtree(site, ignore_errors=True)
         if a.before is not None:  # its share images (and whatever it caches) warm too
-            timed([*render, str(snapshot), "--out", str(site)], before, before_env)
+            timed([*before_render, str(snapshot), "--out", str(site)], before, before_env)
             shutil.rmtree(site, ignore_errors=True)
         warm_start = time.time()
         timed([*render, str(snapshot), "--out", str(site)], ROOT, env)  # warms the share images and memos
@@ -216,7 +219,7 @@ def main() -> int:
                     w, c = timed([a.peer_python, "-m", "mkdocs", "build", "-q", "-f", str(peer / "mkdocs.yml"),
                                   "-d", str(peer_out)], peer, env)
                 elif name == BEFORE:
-                    w, c = timed([*render, str(snapshot), "--out", str(site)], before, before_env)
+                    w, c = timed([*before_render, str(snapshot), "--out", str(site)], before, before_env)
                 else:
                     # again: the memos this snapshot's own render left; next day: those of the day
                     # before's; cold: none (the share images stay cached in every case)
