@@ -386,12 +386,15 @@ def build(
     snapshots_dir: Path | None = None,
     progress: bool = False,
     change_log: ChangeLog | None = None,
+    keep_for_exit: bool = False,
 ) -> BuildReport:
     """The whole job: fetch, parse, select, score, write the snapshot, render, verify.
 
     Runs holding the project lock (``builder.util.lock``): a second build waits for this one.
     ``change_log`` makes the "what changed" documents of the rendered snapshots (the command
     passes ``builder.history.diff.compute_change_log``: the pipeline does not import history).
+    ``keep_for_exit``: the caller is a one-shot command, and the process may end without
+    freeing the snapshots (``builder.util.gc.keep_until_exit``).
     """
     from builder.render.site import recover_site
     from builder.util.lock import project_lock
@@ -402,12 +405,13 @@ def build(
     with project_lock(base, cfg.fetch.lock_timeout):
         recover_site(out)  # a site a killed build left renamed away is back before anything else
         return _build(cfg, base, live=live, out=out, base_url=base_url, strict=strict, now=now,
-                      snapshots_dir=snapshots_dir, progress=progress, change_log=change_log)
+                      snapshots_dir=snapshots_dir, progress=progress, change_log=change_log,
+                      keep_for_exit=keep_for_exit)
 
 
 def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str | None, strict: bool,
            now: datetime | None, snapshots_dir: Path | None, progress: bool,
-           change_log: ChangeLog | None) -> BuildReport:
+           change_log: ChangeLog | None, keep_for_exit: bool = False) -> BuildReport:
     from builder.render.site import render_site, write_site_atomically
     from builder.snapshot import list_snapshots, load_snapshot, write_snapshot
     from builder.snapshot.attempt import write_attempt
@@ -440,7 +444,8 @@ def _build(cfg: SiteConfig, base: Path, *, live: bool, out: Path, base_url: str 
             current = load_snapshot(path)  # the day's snapshot in use (the first one may stay)
     with t.stage("render"):
         history, skipped = load_old_snapshots(snaps, exclude=path, demo=cfg.demo)
-        keep_until_exit(snapshot, current, history)  # on the command line, left to the end of the process unfreed
+        if keep_for_exit:
+            keep_until_exit(snapshot, current, history)
 
         def _render(tmp: Path) -> list[str]:
             return render_verified(tmp, lambda after_page: render_site(

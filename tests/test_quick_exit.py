@@ -94,3 +94,27 @@ def test_the_collector_stays_paused_once_a_command_keeps_for_the_exit(monkeypatc
         assert not gc.isenabled()  # the process leaves without collecting
     finally:
         gc.enable()
+
+
+def test_only_the_one_shot_render_keeps_what_it_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from click.testing import CliRunner
+    from conftest import render_cli
+
+    from builder.cli.render import render_from_snapshot
+    from builder.config import load_config
+
+    snapshot = ROOT / "tests" / "fixtures" / "golden_snapshot.json"
+    monkeypatch.setitem(gcmod._QUICK_EXIT, "allowed", True)  # as the console script allows it
+    monkeypatch.setattr(gcmod, "_KEPT", [])
+    try:
+        # serve renders again and again in one process: it keeps nothing, and the collector stays on
+        cfg, base = load_config(ROOT / "tests" / "fixtures" / "site.yml")
+        render_from_snapshot(cfg, base, snapshot, tmp_path / "preview")
+        assert gcmod._KEPT == [] and gc.isenabled()
+        result = CliRunner().invoke(render_cli(), ["render", "--snapshot", str(snapshot), "--out", str(tmp_path / "site")])
+        assert result.exit_code == 0, result.output
+        assert len(gcmod._KEPT) == 2  # the snapshot and its history, left for the quick exit
+    finally:
+        gc.enable()

@@ -72,10 +72,13 @@ def change_log(cfg: SiteConfig) -> ChangeLog:
 @gc_paused
 def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now: str | None = None,
                          base_url: str | None = None, banner_warnings: bool = False,
-                         strict: bool = False) -> list[str]:
+                         strict: bool = False, keep_for_exit: bool = False) -> list[str]:
     """Load ``snapshot_path`` and its earlier snapshots, render into ``out`` atomically.
 
     With ``strict``, any warning raises ``CheckFailed`` before the swap (the old site stays).
+    ``keep_for_exit``: the caller is a one-shot command, and the process may end without
+    freeing the snapshots (``builder.util.gc.keep_until_exit``); never for a process that
+    renders again (``serve``).
     """
     from builder.pipeline import render_verified
     from builder.render.site import render_site, write_site_atomically
@@ -85,7 +88,8 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
     history = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
-    keep_until_exit(snapshot, history)  # on the command line, left to the end of the process unfreed
+    if keep_for_exit:
+        keep_until_exit(snapshot, history)
     from builder.snapshot.attempt import find_attempt
 
     # the latest refresh attempt made since this snapshot and not after "now"
@@ -137,7 +141,8 @@ def _render(obj: Context, snapshot_path: Path, out: Path | None, now: str | None
     out = out or base / "site"
     check_out(cfg, base, out)  # before the lock: a refused folder is one line, nothing touched
     with project_lock(base, cfg.fetch.lock_timeout):
-        warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict))
+        warnings = render_from_snapshot(cfg, base, snapshot_path, out, now=now, base_url=base_url, strict=bool(strict),
+                                        keep_for_exit=True)
     click.echo(f"site written to {out}")
     for w in warnings:
         click.echo(f"warning: {w}", err=True)

@@ -110,6 +110,7 @@ def build(obj: Context, live: bool | None, out: Path | None, base_url: str | Non
         snapshots_dir=snapshots_dir,
         progress=True,
         change_log=change_log(cfg),
+        keep_for_exit=True,
     )
     if report.snapshot_action == "empty":
         click.echo("snapshot: none saved today (no rows on any board)"
