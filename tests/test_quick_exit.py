@@ -113,7 +113,8 @@ def test_only_the_one_shot_render_keeps_what_it_loaded(tmp_path: Path, monkeypat
         cfg, base = load_config(ROOT / "tests" / "fixtures" / "site.yml")
         render_from_snapshot(cfg, base, snapshot, tmp_path / "preview")
         assert gcmod._KEPT == [] and gc.isenabled()
-        result = CliRunner().invoke(render_cli(), ["render", "--snapshot", str(snapshot), "--out", str(tmp_path / "site")])
+        args = ["render", "--snapshot", str(snapshot), "--out", str(tmp_path / "site")]
+        result = CliRunner().invoke(render_cli(), args)
         assert result.exit_code == 0, result.output
         assert len(gcmod._KEPT) == 2  # the snapshot and its history, left for the quick exit
     finally:
