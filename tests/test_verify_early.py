@@ -5,14 +5,21 @@ what a render computes again from unchanged input (``builder.util.memo``)."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from builder.errors import CheckFailed, UserError
 from builder.evidence import verify
 from builder.pipeline import render_verified
+from builder.render.pages import api as api_page
+from builder.render.pages import archive
+from builder.render.pages import data as data_page
+from builder.util import beside
 from builder.util.memo import Memo, memo_key
 
 
@@ -144,7 +151,8 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path):
+def _fixture_render(tmp_path: Path) -> Callable[[str], dict[str, bytes]]:
+    """A site with three days of snapshots; the function renders the newest into ``tmp_path/<out>``."""
     import json
     import shutil
 
@@ -166,6 +174,11 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
         assert res.exit_code == 0, res.output
         return _tree(tmp_path / out)
 
+    return render
+
+
+def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path):
+    render = _fixture_render(tmp_path)
     cold = render("cold")
     memos = tmp_path / ".modelboards"
     assert len(list((memos / "archive-downloads").iterdir())) == 2  # the two earlier days
@@ -174,6 +187,64 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
         for entry in (memos / memo).iterdir():
             entry.write_text("{spoiled", encoding="utf-8")
     assert render("spoiled") == cold
+
+
+# what a first render fills beside its pages (Page.warm, RecomputeWhenReady's check), by function
+BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (api_page, "render_schema_files"),
+          (verify, "load_snapshot"))
+
+
+def test_a_first_render_fills_its_memos_beside_the_pages(tmp_path: Path, monkeypatch):
+    """The earlier days' downloads, both schemas and the published snapshots' check are computed
+    by forked processes while the pages are written, and the site is the one a render without
+    them writes."""
+    monkeypatch.setattr(beside.threading, "active_count", lambda: 1)  # whatever threads pytest keeps
+    monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
+    log = tmp_path / "calls"
+
+    def logged(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(f"{name} {os.getpid()}\n")
+            return fn(*args, **kwargs)
+        return call
+
+    for module, name in BESIDE:
+        monkeypatch.setattr(module, name, logged(name, getattr(module, name)))
+    render = _fixture_render(tmp_path)
+    forked = render("forked")
+    calls = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+    assert {name for name, _ in calls} == {name for _, name in BESIDE}
+    assert all(int(pid) != os.getpid() for _, pid in calls), calls  # none of it in the render's process
+    assert render("again") == forked  # everything read back: nothing forked, nothing computed
+    assert log.read_text(encoding="utf-8").count("\n") == len(calls)
+    shutil.rmtree(tmp_path / ".modelboards")
+    log.unlink()
+    monkeypatch.setenv("MODELBOARDS_NO_FORK", "1")
+    assert render("alone") == forked
+    pids = {pid for _, pid in (line.split() for line in log.read_text(encoding="utf-8").splitlines())}
+    assert pids == {str(os.getpid())}  # no fork: the render computed it all itself
+
+
+def test_a_child_that_fails_leaves_its_work_to_the_render(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(beside.threading, "active_count", lambda: 1)
+    monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
+    render = _fixture_render(tmp_path)
+    expected = render("expected")
+    shutil.rmtree(tmp_path / ".modelboards")
+    parent = os.getpid()
+
+    def fails_in_a_child(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if os.getpid() != parent:
+                raise RuntimeError("the child fails")
+            return fn(*args, **kwargs)
+        return call
+
+    for module, name in BESIDE:
+        monkeypatch.setattr(module, name, fails_in_a_child(getattr(module, name)))
+    assert render("failed") == expected
+    assert len(list((tmp_path / ".modelboards" / "archive-downloads").iterdir())) == 2  # the render's own
 
 
 def test_a_run_that_rebuilt_everything_is_read_back_for_the_same_inputs(tmp_path: Path):

@@ -35,6 +35,7 @@ from builder.render.pages.content import SPECIAL_CONTENT
 from builder.render.writer import Page, SiteWriter, Snap, copy_static, make_env
 from builder.snapshot import check_guards, validate_snapshot
 from builder.snapshot.attempt import RefreshAttempt, apply_attempt
+from builder.util.beside import Beside
 from builder.util.dirs import layered_dirs
 from builder.util.formats import RATING_LICENCE
 from builder.util.gc import gc_paused
@@ -125,16 +126,25 @@ def render_site(
         "movement_hidden": movement_hidden,
         "has_feed": any(p.key == "changes" for p in chosen),
     })
-    warnings += copy_static([t / "static" for t in templates], out / "static")
-    for page in chosen:
-        if page.first is not None:
-            page.first(w)
-    if after is not None:
-        after("first")
-    for page in chosen:
-        page.render(w)
+    # what the memos lack, filled beside the pages (Page.warm); each such page waits for it
+    work = [job for p in chosen if p.warm is not None and (job := p.warm(w)) is not None]
+    warming = Beside(lambda: [job() for job in work]) if work else None
+    try:
+        warnings += copy_static([t / "static" for t in templates], out / "static")
+        for page in chosen:
+            if page.first is not None:
+                page.first(w)
         if after is not None:
-            after(page.key)
+            after("first")
+        for page in chosen:
+            if page.warm is not None and warming is not None:
+                warming.join()
+            page.render(w)
+            if after is not None:
+                after(page.key)
+    finally:
+        if warming is not None:
+            warming.cancel()
     draw_pending_cards(w)  # the share images no cache held, drawn together (in parallel when many)
     day = snap.date if snap else None
     w.file("sitemap.xml", w.env.get_template("sitemap.xml").render(

@@ -49,6 +49,11 @@ class Page:
     function of the writer when the title comes from the content (the About page).
     ``first(writer)``, when given, writes downloads before any page is rendered: those that
     work beside the render reads (the evidence the build's verify recomputes meanwhile).
+    ``warm(writer)``, when given, returns the work that fills the memos (``builder.util.memo``)
+    the page's ``render`` reads with what they lack, or None when they lack nothing;
+    ``render_site`` runs all such work in one forked process (``builder.util.beside``) while
+    the pages before it are written, and waits for it before the page. The work writes
+    nothing else: where no process was forked, ``render`` computes what it finds missing.
     """
 
     key: str
@@ -57,6 +62,7 @@ class Page:
     href: str = ""  # relative to the site root, e.g. "arena/"
     available: Callable[[Snap | None, Sequence[Snap]], bool] = _always
     first: Callable[[SiteWriter], object] | None = None
+    warm: Callable[[SiteWriter], Callable[[], None] | None] | None = None
 
     def menu_title(self, w: SiteWriter) -> str | None:
         return self.menu(w) if callable(self.menu) else self.menu

@@ -13,11 +13,16 @@ share images stay cached in all three. And the whole ``mkdocs build`` process (`
 mkdocs``, default theme, search plugin on as shipped). Each run writes a new output folder.
 Prints pages, seconds and pages per second of each and the ratio ours / mkdocs beside its
 target (at least 1, for every way), the best of the runs. Wall time and CPU time (the process
-and its children: ours runs ``recompute.py`` beside the pages) are both measured; on a
-shared, loaded machine wall time mostly measures the wait for a core, so the verdict uses
-CPU time. Both sides run from compiled bytecode. A last line gives the CPU of that verify
-alone (``recompute.py`` as a render runs it, on the demo's downloads), which next day and
-cold include and again reads back, and their ratios without it.
+and its children) are both measured. The verdict is by wall time: pages per second as whoever
+runs the command waits for them, as the two were first measured against each other. Ours
+spreads its work over the cores (``recompute.py`` beside the pages; on a first render, the
+memos filled by forked processes, ``builder.util.beside``); mkdocs uses one. CPU time, the
+work done, is printed beside it with its own ratios: on a shared, loaded machine it is the
+steadier figure, and wall time mostly measures the wait for a core, so run this on a quiet
+machine (the load average is printed at the start and the end). Both sides run from
+compiled bytecode. A last line gives the CPU of the verify alone (``recompute.py`` as a
+render runs it, on the demo's downloads), which next day and cold include and again reads
+back, and their CPU ratios without it.
 
 mkdocs is a bench-only dependency: ``pip install -e '.[bench]'`` (or an interpreter that has
 it, ``--peer-python``).
@@ -249,8 +254,8 @@ def main() -> int:
         wall_ratio = (n / w) / (peer_pages / peer_wall)
         mine = name not in (PEER, BEFORE)
         if mine:
-            ratios[name] = cpu_ratio
-            ok = ok and cpu_ratio >= TARGET
+            ratios[name] = (wall_ratio, cpu_ratio)
+            ok = ok and wall_ratio >= TARGET
         print(f"{name:<31} {n:>5} {c:>6.2f} {w:>6.2f} {n / c:>11.1f} {n / w:>12.1f} "
               f"{cpu_ratio:>8.2f}x {wall_ratio:>9.2f}x {'>= 1x' if mine else '':>6}")
     # what the verify costs: an again render reads its verdict back; the others run it beside the pages
@@ -260,9 +265,13 @@ def main() -> int:
                                              f"{(ours_pages / c) / (peer_pages / peer_cpu):.2f}x"
                                              for n, c in pages_only.items()))
     verdict = "ok" if ok else "TOO SLOW"
-    print("ours / mkdocs, pages per second by CPU time: "
-          + ", ".join(f"{r:.2f}x {n.split('(')[1].rstrip(')')}" for n, r in ratios.items())
-          + f" (target >= {TARGET:.1f}x) {verdict}")
+    def way(n: str) -> str:
+        return n.split("(")[1].rstrip(")")
+
+    print("ours / mkdocs, pages per second by wall time: "
+          + ", ".join(f"{r[0]:.2f}x {way(n)}" for n, r in ratios.items())
+          + f" (target >= {TARGET:.1f}x) {verdict}; by CPU time: "
+          + ", ".join(f"{r[1]:.2f}x {way(n)}" for n, r in ratios.items()))
     print(f"load average (1 min) at end: {os.getloadavg()[0]:.2f}")
     return 0 if ok else 1
 

@@ -6,6 +6,8 @@ The schemas depend on the code and the site's URL alone: they are kept in a memo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from builder.api.build import api_settings, compute_api, render_api_files, render_schema_files
 from builder.api.page import compute_api_page
 from builder.render.pages.boards import board_downloads
@@ -21,6 +23,16 @@ API_PARTS = ("endpoints", "tools", "resources", "curl", "clients")
 "The ``[[api-*]]`` slots of content/api.md, each filled from one part of ``_api.html``."
 
 
+def warm_api(w: SiteWriter) -> Callable[[], None] | None:
+    """The work that computes the API's JSON Schemas for the site's URL into the memo when it
+    lacks them (``Page.warm``)."""
+    base_url = w.common["base_url"]
+    memo, key = Memo(w.base, SCHEMA_MEMO), memo_key(SCHEMA_MEMO, base_url)
+    if w.snap is None or memo.holds(key):
+        return None
+    return lambda: memo.put_texts(key, render_schema_files(base_url))
+
+
 def render_api(w: SiteWriter) -> None:
     """``api/v1/*`` from the snapshot (none without one) and ``api/`` from content/api.md."""
     base_url = w.common["base_url"]
@@ -28,12 +40,11 @@ def render_api(w: SiteWriter) -> None:
     if w.snap is not None:
         settings = api_settings(w.cfg, base_url, RATING_LICENCE, w.attribution, w.content.get("methodology"))
         docs = compute_api(w.snap, w.history, downloads=board_downloads(w), slug=model_slug, settings=settings)
-        url = docs.index.site.url
         memo = Memo(w.base, SCHEMA_MEMO)
-        schemas = memo.get_texts(memo_key(SCHEMA_MEMO, url))
+        schemas = memo.get_texts(memo_key(SCHEMA_MEMO, base_url))  # the index's site URL
         if schemas is None:
-            schemas = render_schema_files(url)
-            memo.put_texts(memo_key(SCHEMA_MEMO, url), schemas)
+            schemas = render_schema_files(base_url)
+            memo.put_texts(memo_key(SCHEMA_MEMO, base_url), schemas)
         memo.prune()
         for rel, text in render_api_files(docs, schemas).items():
             w.file(rel, text)

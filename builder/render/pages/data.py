@@ -6,6 +6,8 @@ The snapshot's JSON Schema depends on the code alone: it is kept in a memo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from builder.render import exports, identities
 from builder.render.pages.archive import all_snapshots
 from builder.render.writer import SiteWriter
@@ -14,6 +16,12 @@ from builder.util.memo import Memo, memo_key
 
 SCHEMA_MEMO = "snapshot-schema"
 "The memo of ``render_json_schema``."
+
+
+def warm_data(w: SiteWriter) -> Callable[[], None] | None:
+    """The work that computes the snapshot's JSON Schema into the memo when it lacks it (``Page.warm``)."""
+    memo, key = Memo(w.base, SCHEMA_MEMO), memo_key(SCHEMA_MEMO)
+    return None if memo.holds(key) else lambda: memo.put(key, render_json_schema())
 
 
 def render_data(w: SiteWriter) -> None:
