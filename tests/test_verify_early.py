@@ -18,6 +18,7 @@ from builder.evidence import verify
 from builder.pipeline import render_verified
 from builder.render.pages import api as api_page
 from builder.render.pages import archive
+from builder.render.pages import compare as compare_page
 from builder.render.pages import data as data_page
 from builder.util import beside
 from builder.util.memo import Memo, memo_key
@@ -189,15 +190,17 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
     assert render("spoiled") == cold
 
 
-# what a first render fills beside its pages (Page.warm, RecomputeWhenReady's check), by function
+# what a first render does beside its pages (the Page.beside entries, RecomputeWhenReady's
+# check), by a function only that work calls
 BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (api_page, "render_schema_files"),
-          (verify, "load_snapshot"))
+          (api_page, "render_api_files"), (compare_page, "compute_compare_model"), (verify, "load_snapshot"))
 
 
-def test_a_first_render_fills_its_memos_beside_the_pages(tmp_path: Path, monkeypatch):
-    """The earlier days' downloads, both schemas and the published snapshots' check are computed
-    by forked processes while the pages are written, and the site is the one a render without
-    them writes."""
+def test_a_first_render_does_its_files_only_work_beside_the_pages(tmp_path: Path, monkeypatch):
+    """The earlier days' downloads, both schemas, the API documents, the compare data and the
+    published snapshots' check are done by forked processes while the pages are written (none
+    of it falls back to the render's own process: each Page.beside entry writes files only),
+    and the site is the one a render without them writes; no folder of theirs is left."""
     monkeypatch.setattr(beside.threading, "active_count", lambda: 1)  # whatever threads pytest keeps
     monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
     log = tmp_path / "calls"
@@ -215,15 +218,19 @@ def test_a_first_render_fills_its_memos_beside_the_pages(tmp_path: Path, monkeyp
     forked = render("forked")
     calls = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
     assert {name for name, _ in calls} == {name for _, name in BESIDE}
-    assert all(int(pid) != os.getpid() for _, pid in calls), calls  # none of it in the render's process
-    assert render("again") == forked  # everything read back: nothing forked, nothing computed
-    assert log.read_text(encoding="utf-8").count("\n") == len(calls)
+    here = [call for call in calls if int(call[1]) == os.getpid()]
+    assert here == []  # none of it in the render's own process
+    assert render("again") == forked  # the memos read back: only the files written beside again
+    again = [line.split() for line in log.read_text(encoding="utf-8").splitlines()][len(calls):]
+    assert {name for name, _ in again} == {"render_api_files", "compute_compare_model"}
+    assert all(int(pid) != os.getpid() for _, pid in again), again
     shutil.rmtree(tmp_path / ".modelboards")
     log.unlink()
     monkeypatch.setenv("MODELBOARDS_NO_FORK", "1")
     assert render("alone") == forked
     pids = {pid for _, pid in (line.split() for line in log.read_text(encoding="utf-8").splitlines())}
     assert pids == {str(os.getpid())}  # no fork: the render computed it all itself
+    assert sorted(p.name for p in tmp_path.iterdir() if "aside" in p.name) == []
 
 
 def test_a_child_that_fails_leaves_its_work_to_the_render(tmp_path: Path, monkeypatch):
@@ -245,6 +252,34 @@ def test_a_child_that_fails_leaves_its_work_to_the_render(tmp_path: Path, monkey
         monkeypatch.setattr(module, name, fails_in_a_child(getattr(module, name)))
     assert render("failed") == expected
     assert len(list((tmp_path / ".modelboards" / "archive-downloads").iterdir())) == 2  # the render's own
+    assert sorted(p.name for p in tmp_path.iterdir() if "aside" in p.name) == []
+
+
+def test_a_page_beside_that_writes_more_than_files_is_rendered_in_the_process(tmp_path: Path, monkeypatch):
+    """A Page.beside entry that adds a page (or a warning) is caught in the copy, which fails: the
+    render's own process renders it, so nothing it adds is lost."""
+    from dataclasses import replace
+
+    from builder.render import pages as page_list
+    from builder.render.site import render_site
+
+    monkeypatch.setattr(beside.threading, "active_count", lambda: 1)
+    monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
+    render = _fixture_render(tmp_path)
+    expected = render("expected")
+
+    def schema_and_a_page(w: Any) -> None:
+        data_page.render_snapshot_schema(w)
+        w.page("extra/index.html", "page.html", title="Extra", section="", description="", body="")
+        w.warnings.append("an extra warning")
+
+    pages = tuple(replace(p, render=schema_and_a_page) if p.key == "snapshot-schema" else p for p in page_list.PAGES)
+    monkeypatch.setitem(render_site.__wrapped__.__kwdefaults__, "pages", pages)
+    got = render("extra")
+    assert (tmp_path / "extra" / "extra" / "index.html").is_file()
+    assert b"/extra/</loc>" in got["sitemap.xml"]
+    assert {k: v for k, v in got.items() if not k.startswith("extra/") and k != "sitemap.xml"} == {
+        k: v for k, v in expected.items() if k != "sitemap.xml"}
 
 
 def test_a_run_that_rebuilt_everything_is_read_back_for_the_same_inputs(tmp_path: Path):

@@ -36,7 +36,8 @@ CACHE_DIR = Path(".modelboards") / "og-cache"
 FONT_LICENCE = Path(FONT_FILES[0]).with_name("LICENSE")
 PARALLEL_MIN = 16
 "New cards below this count are drawn in this process: starting workers costs more than it saves."
-_PENDING = "og_pending"
+PENDING_CARDS = "og_pending"
+"The ``SiteWriter.cache`` key of the cards ``write_png`` queued (card key -> the card, where it goes)."
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -80,7 +81,7 @@ def write_png(w: SiteWriter, rel: str, card: Sequence[Shape]) -> None:
         shutil.copyfile(cache, dst)
         w.cache["og_cached"] = w.cache.get("og_cached", 0) + 1
         return
-    pending: dict[str, tuple[Sequence[Shape], list[Path]]] = w.cache.setdefault(_PENDING, {})
+    pending: dict[str, tuple[Sequence[Shape], list[Path]]] = w.cache.setdefault(PENDING_CARDS, {})
     pending.setdefault(key, (card, []))[1].append(dst)
 
 
@@ -105,7 +106,7 @@ def draw_pending_cards(w: SiteWriter, workers: int | None = None) -> int:
     """Draw every card ``write_png`` queued, write each where its pages want it and into the
     cache; returns the number drawn. ``workers``: processes (default: one per core when at
     least ``PARALLEL_MIN`` cards are new, else none)."""
-    pending: dict[str, tuple[Sequence[Shape], list[Path]]] = w.cache.pop(_PENDING, {})
+    pending: dict[str, tuple[Sequence[Shape], list[Path]]] = w.cache.pop(PENDING_CARDS, {})
     if not pending:
         return 0
     keys = list(pending)

@@ -16,6 +16,7 @@ The pages are the explicit list ``builder.render.pages.PAGES``: each entry rende
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from builder.config import SiteConfig
 from builder.render.exports import board_attribution
 from builder.render.legacy import MOVEMENT_NOTE, apply_single_source_rule
 from builder.render.markdown import ContentPage, read_content_dir
-from builder.render.og import draw_pending_cards
+from builder.render.og import PENDING_CARDS, draw_pending_cards
 from builder.render.pages import PAGES
 from builder.render.pages.content import SPECIAL_CONTENT
 from builder.render.writer import Page, SiteWriter, Snap, copy_static, make_env
@@ -126,9 +127,11 @@ def render_site(
         "movement_hidden": movement_hidden,
         "has_feed": any(p.key == "changes" for p in chosen),
     })
-    # what the memos lack, filled beside the pages (Page.warm); each such page waits for it
-    work = [job for p in chosen if p.warm is not None and (job := p.warm(w)) is not None]
-    warming = Beside(lambda: [job() for job in work]) if work else None
+    # the pages that only write files (Page.beside), rendered by a forked copy of this process
+    # into a folder of its own while the others are written here; at the first one's turn the
+    # copy's files are moved in (a folder only it wrote moves whole: one rename), or, when it
+    # failed, the pages are rendered here
+    aside = _Aside.start(w, [p for p in chosen if p.beside])
     try:
         warnings += copy_static([t / "static" for t in templates], out / "static")
         for page in chosen:
@@ -137,20 +140,89 @@ def render_site(
         if after is not None:
             after("first")
         for page in chosen:
-            if page.warm is not None and warming is not None:
-                warming.join()
-            page.render(w)
+            if not (page.beside and aside is not None and aside.finish(out)):
+                page.render(w)
             if after is not None:
                 after(page.key)
     finally:
-        if warming is not None:
-            warming.cancel()
+        if aside is not None:
+            aside.cancel()
     draw_pending_cards(w)  # the share images no cache held, drawn together (in parallel when many)
     day = snap.date if snap else None
     w.file("sitemap.xml", w.env.get_template("sitemap.xml").render(
         {"urls": [base_url + p for p in sorted(set(w.pages))], "lastmod": day}))
     w.file("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}sitemap.xml\n")
     return warnings
+
+
+class _Aside:
+    """The forked copy of the render that renders the ``Page.beside`` pages into a folder of its own."""
+
+    def __init__(self, job: Beside, folder: Path) -> None:
+        self.job, self.folder = job, folder
+        self.done: bool | None = None  # None: not waited for yet; True: its files are in the site
+
+    @classmethod
+    def start(cls, w: SiteWriter, pages: Sequence[Page]) -> _Aside | None:
+        """Fork the copy that renders ``pages`` (a folder beside ``w.out``); None when it cannot."""
+        if not pages:
+            return None
+        try:
+            folder = Path(tempfile.mkdtemp(prefix=f"{w.out.name}.aside-", dir=w.out.parent))
+        except OSError:
+            return None
+        job = Beside(functools.partial(_render_aside, w, pages, folder))
+        if not job.started:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return cls(job, folder)
+
+    def finish(self, out: Path) -> bool:
+        """Wait for the copy (the first time) and move its files into ``out``; False when it
+        failed (its pages are then rendered in this process). Its folder is gone either way."""
+        if self.done is None:
+            ok = self.job.join()
+            try:
+                if ok:
+                    _move_into(self.folder, out)
+            except OSError:
+                ok = False  # whatever moved is written again by the pages rendered here
+            finally:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            self.done = ok
+        return self.done
+
+    def cancel(self) -> None:
+        self.job.cancel()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _render_aside(w: SiteWriter, pages: Sequence[Page], folder: Path) -> None:
+    """In the forked copy: render ``pages`` into ``folder``; fail if one did more than write
+    files (the copy's pages, warnings and queued share cards are lost with it)."""
+    before = _shared(w)
+    w.out = folder
+    w._folders = set()
+    for page in pages:
+        page.render(w)
+    if _shared(w) != before:
+        raise RuntimeError("a Page.beside page wrote a page, a warning or a share card")
+
+
+def _shared(w: SiteWriter) -> tuple[int, int, int]:
+    pending = w.cache.get(PENDING_CARDS, {})
+    return len(w.pages), len(w.warnings), sum(len(places) for _, places in pending.values())
+
+
+def _move_into(src: Path, dst: Path) -> None:
+    """Move everything under ``src`` into ``dst``: an entry ``dst`` lacks is renamed whole (a
+    folder of any size in one rename), folders both have are merged, a file replaces."""
+    for entry in os.scandir(src):
+        target = dst / entry.name
+        if entry.is_dir(follow_symlinks=False) and target.is_dir():
+            _move_into(Path(entry.path), target)
+        else:
+            os.replace(entry.path, target)
 
 
 def _input_warnings(snap: Snap | None, guards: Sequence[str], has_index_page: bool) -> list[str]:

@@ -49,11 +49,10 @@ class Page:
     function of the writer when the title comes from the content (the About page).
     ``first(writer)``, when given, writes downloads before any page is rendered: those that
     work beside the render reads (the evidence the build's verify recomputes meanwhile).
-    ``warm(writer)``, when given, returns the work that fills the memos (``builder.util.memo``)
-    the page's ``render`` reads with what they lack, or None when they lack nothing;
-    ``render_site`` runs all such work in one forked process (``builder.util.beside``) while
-    the pages before it are written, and waits for it before the page. The work writes
-    nothing else: where no process was forked, ``render`` computes what it finds missing.
+    ``beside``: ``render`` writes files and nothing else (no HTML page for the sitemap, no
+    warning, no share card): ``render_site`` runs it in a forked copy of the process
+    (``builder.util.beside``) while the other pages are written, waits for it at its place
+    in the list, and renders it itself when the copy failed or could not start.
     """
 
     key: str
@@ -62,7 +61,7 @@ class Page:
     href: str = ""  # relative to the site root, e.g. "arena/"
     available: Callable[[Snap | None, Sequence[Snap]], bool] = _always
     first: Callable[[SiteWriter], object] | None = None
-    warm: Callable[[SiteWriter], Callable[[], None] | None] | None = None
+    beside: bool = False
 
     def menu_title(self, w: SiteWriter) -> str | None:
         return self.menu(w) if callable(self.menu) else self.menu

@@ -6,9 +6,8 @@ The schemas depend on the code and the site's URL alone: they are kept in a memo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from builder.api.build import api_settings, compute_api, render_api_files, render_schema_files
+from builder.api.models import ApiDocuments
 from builder.api.page import compute_api_page
 from builder.render.pages.boards import board_downloads
 from builder.render.writer import SiteWriter, fill_slots, md
@@ -23,32 +22,41 @@ API_PARTS = ("endpoints", "tools", "resources", "curl", "clients")
 "The ``[[api-*]]`` slots of content/api.md, each filled from one part of ``_api.html``."
 
 
-def warm_api(w: SiteWriter) -> Callable[[], None] | None:
-    """The work that computes the API's JSON Schemas for the site's URL into the memo when it
-    lacks them (``Page.warm``)."""
-    base_url = w.common["base_url"]
-    memo, key = Memo(w.base, SCHEMA_MEMO), memo_key(SCHEMA_MEMO, base_url)
-    if w.snap is None or memo.holds(key):
-        return None
-    return lambda: memo.put_texts(key, render_schema_files(base_url))
+def render_api_schemas(w: SiteWriter) -> None:
+    """``api/v1/schema/*.json`` for the site's URL (the index's), from the memo when it holds
+    them: files only (``Page.beside``)."""
+    url = w.common["base_url"]
+    memo = Memo(w.base, SCHEMA_MEMO)
+    schemas = memo.get_texts(memo_key(SCHEMA_MEMO, url))
+    if schemas is None:
+        schemas = render_schema_files(url)
+        memo.put_texts(memo_key(SCHEMA_MEMO, url), schemas)
+    memo.prune()
+    for rel, text in schemas.items():
+        w.file(rel, text)
+
+
+def _api_documents(w: SiteWriter) -> ApiDocuments:
+    """Every ``api/v1`` document of the snapshot (once per render)."""
+    def compute() -> ApiDocuments:
+        assert w.snap is not None
+        settings = api_settings(w.cfg, w.common["base_url"], RATING_LICENCE, w.attribution,
+                                w.content.get("methodology"))
+        return compute_api(w.snap, w.history, downloads=board_downloads(w), slug=model_slug, settings=settings)
+
+    return w.cached("api_documents", compute)
+
+
+def render_api_documents(w: SiteWriter) -> None:
+    """``api/v1/*`` (but the schemas: ``render_api_schemas``) from the snapshot: files only (``Page.beside``)."""
+    for rel, text in render_api_files(_api_documents(w), schema_files={}).items():
+        w.file(rel, text)
 
 
 def render_api(w: SiteWriter) -> None:
-    """``api/v1/*`` from the snapshot (none without one) and ``api/`` from content/api.md."""
+    """``api/`` from content/api.md, its examples from the API's index (none without a snapshot)."""
     base_url = w.common["base_url"]
-    index = None
-    if w.snap is not None:
-        settings = api_settings(w.cfg, base_url, RATING_LICENCE, w.attribution, w.content.get("methodology"))
-        docs = compute_api(w.snap, w.history, downloads=board_downloads(w), slug=model_slug, settings=settings)
-        memo = Memo(w.base, SCHEMA_MEMO)
-        schemas = memo.get_texts(memo_key(SCHEMA_MEMO, base_url))  # the index's site URL
-        if schemas is None:
-            schemas = render_schema_files(base_url)
-            memo.put_texts(memo_key(SCHEMA_MEMO, base_url), schemas)
-        memo.prune()
-        for rel, text in render_api_files(docs, schemas).items():
-            w.file(rel, text)
-        index = docs.index
+    index = _api_documents(w).index if w.snap is not None else None
     page = w.content.get("api")
     part = w.env.get_template("_api.html")
     ctx = {**w.common, "root": "../", "api": compute_api_page(base_url, index)}

@@ -5,13 +5,13 @@ downloads of every earlier day (``data/archive/<date>/<board>.csv|.json``). An e
 downloads are a function of that snapshot's content and the site's attribution line alone, so
 they are kept in a memo (``builder.util.memo``, ``.modelboards/archive-downloads/``) keyed by
 both (the content by the digest of the text the snapshot was loaded from) and the code: each
-day after the first, only the newest earlier day is written afresh. On a first render the
-memo is filled beside the pages (``warm_archive``, the page's ``Page.warm``).
+day after the first, only the newest earlier day is written afresh. They are files only, so a
+forked copy of the render writes them while the pages are written (``Page.beside``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from builder.render import exports
@@ -36,14 +36,19 @@ def snapshot_download(snap: Snap) -> str:
     return snap.model_dump_json() + "\n"
 
 
-def render_archive(w: SiteWriter) -> None:
-    snap = w.snap
+def render_archived_downloads(w: SiteWriter) -> None:
+    """Every snapshot's download and every earlier day's board downloads (those from the memo
+    where it holds them): files only (``Page.beside``), the whole of ``data/snapshots/`` at once."""
     if w.saved:  # the snapshot as saved, not as the pages show it
         w.file(f"data/snapshots/{w.saved.date}.json", snapshot_download(w.saved))
     memo = Memo(w.base, ARCHIVE_MEMO)
     for old in w.history:
         _render_archived_downloads(w, old, memo)
     memo.prune()
+
+
+def render_archive(w: SiteWriter) -> None:
+    snap = w.snap
     snapshots = all_snapshots(w)
     w.page("archive/index.html", "archive.html", title="Archive", section="archive",
            description="Every saved snapshot with its boards and downloads.",
@@ -53,28 +58,12 @@ def render_archive(w: SiteWriter) -> None:
            methods=method_changelog(list(reversed(snapshots))))
 
 
-def warm_archive(w: SiteWriter) -> Callable[[], None] | None:
-    """The work that computes the earlier days' downloads the memo lacks into it (``Page.warm``)."""
-    memo = Memo(w.base, ARCHIVE_MEMO)
-    missing = [(key, old) for old in w.history if not memo.holds(key := _archived_key(w, old))]
-
-    def fill() -> None:
-        for key, old in missing:
-            memo.put_texts(key, archived_downloads(old, w.attribution))
-
-    return fill if missing else None
-
-
-def _archived_key(w: SiteWriter, snap: Snap) -> str:
+def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
     # the day's content: the digest of the text it was loaded from (the code is in every key),
     # else the snapshot itself as JSON
     digest = source_sha256(snap)
     content = ("text", digest) if digest else ("model", snap.model_dump_json())
-    return memo_key(ARCHIVE_MEMO, w.attribution, *content)
-
-
-def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
-    key = _archived_key(w, snap)
+    key = memo_key(ARCHIVE_MEMO, w.attribution, *content)
     files = memo.get_texts(key)
     if files is None:
         files = archived_downloads(snap, w.attribution)

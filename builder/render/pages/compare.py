@@ -117,15 +117,20 @@ def compute_compare_model(snap: Snapshot, identity: str, arena: Mapping[str, lis
     }
 
 
-def render_compare(w: SiteWriter) -> None:
+def _compare_models(w: SiteWriter) -> list[dict[str, str]]:
+    """Every model the page offers (slug, name, identity), in the index's order."""
+    idx = model_index(w)
+    return [{"slug": model_slug(ident), "name": idx.names[ident], "identity": ident} for ident in idx.identities]
+
+
+def render_compare_data(w: SiteWriter) -> None:
+    """``data/compare/``: one file per model and the index the page reads: files only (``Page.beside``)."""
     snap = current(w)
     idx = model_index(w)
     arena, records = _arena_by_identity(snap), _records(snap)
-    models = []
-    for ident in idx.identities:
-        slug = model_slug(ident)
-        w.file(f"data/compare/{slug}.json", _dump(compute_compare_model(snap, ident, arena, records, idx)))
-        models.append({"slug": slug, "name": idx.names[ident], "identity": ident})
+    models = _compare_models(w)
+    for m in models:
+        w.file(f"data/compare/{m['slug']}.json", _dump(compute_compare_model(snap, m["identity"], arena, records, idx)))
     method = snap.arena.method if snap.arena is not None else None
     w.file("data/compare/index.json", _dump({
         "date": snap.date, "method_id": snap.method_id, "demo": snap.demo, "licence": w.common["licence"],
@@ -134,6 +139,12 @@ def render_compare(w: SiteWriter) -> None:
         "families": {f: fam.title for f, fam in snap.families.items()},
         "arena": {"scale": method.scale, "base": method.base} if method else None,
     }))
+
+
+def render_compare(w: SiteWriter) -> None:
+    snap = current(w)
+    idx = model_index(w)
+    models = _compare_models(w)
     # one-click starting points: each board's current top three (ranked rows, board order)
     suggestions = []
     for b in snap.boards:

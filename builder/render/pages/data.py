@@ -6,8 +6,6 @@ The snapshot's JSON Schema depends on the code alone: it is kept in a memo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from builder.render import exports, identities
 from builder.render.pages.archive import all_snapshots
 from builder.render.writer import SiteWriter
@@ -18,10 +16,11 @@ SCHEMA_MEMO = "snapshot-schema"
 "The memo of ``render_json_schema``."
 
 
-def warm_data(w: SiteWriter) -> Callable[[], None] | None:
-    """The work that computes the snapshot's JSON Schema into the memo when it lacks it (``Page.warm``)."""
-    memo, key = Memo(w.base, SCHEMA_MEMO), memo_key(SCHEMA_MEMO)
-    return None if memo.holds(key) else lambda: memo.put(key, render_json_schema())
+def render_snapshot_schema(w: SiteWriter) -> None:
+    """``data/snapshot.schema.json``, from the memo when it holds it: a file only (``Page.beside``)."""
+    memo = Memo(w.base, SCHEMA_MEMO)
+    w.file(f"data/{SCHEMA_FILE}", memo.text(memo_key(SCHEMA_MEMO), render_json_schema))
+    memo.prune()
 
 
 def render_data(w: SiteWriter) -> None:
@@ -30,9 +29,6 @@ def render_data(w: SiteWriter) -> None:
         w.file("data/identities.csv", identities.render_identities_csv(rows))
         w.file("data/identities.json", identities.render_identities_json(rows, w.snap, w.attribution))
     w.file("data/LICENCE.txt", exports.render_licence_text(w.snap, w.cfg.site.title, w.common["base_url"]))
-    memo = Memo(w.base, SCHEMA_MEMO)
-    w.file(f"data/{SCHEMA_FILE}", memo.text(memo_key(SCHEMA_MEMO), render_json_schema))
-    memo.prune()
     w.page("data/index.html", "data.html", title="Downloads and schemas", section="data",
            description="Every download with its schema and licence.",
            boards=w.snap.boards if w.snap else (), snapshots=all_snapshots(w), schema_file=SCHEMA_FILE,
