@@ -87,9 +87,15 @@ def render_from_snapshot(cfg, base: Path, snapshot_path: Path, out: Path, *, now
     when = snapshot_now(snapshot, now)
     snaps_dir = Path(cfg.snapshots_dir)
     snaps_dir = snaps_dir if snaps_dir.is_absolute() else base / snaps_dir
-    history = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
     if keep_for_exit:
-        keep_until_exit(snapshot, history)
+        keep_until_exit(snapshot)
+
+    def history() -> list[Snapshot]:  # loaded once the render has started the verify on the current snapshot
+        earlier = load_history([snapshot_path.parent, snaps_dir], snapshot.date, exclude=snapshot_path)
+        if keep_for_exit:
+            keep_until_exit(earlier)
+        return earlier
+
     from builder.snapshot.attempt import find_attempt
 
     # the latest refresh attempt made since this snapshot and not after "now"

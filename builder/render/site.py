@@ -51,7 +51,7 @@ ChangeLog = Callable[[Sequence[Snap]], Sequence[Mapping[str, Any]]]
 @gc_paused
 def render_site(
     snapshot: Snap | None,
-    history: Sequence[Snap],
+    history: Sequence[Snap] | Callable[[], Sequence[Snap]],
     cfg: SiteConfig,
     base: Path,
     out: Path,
@@ -67,8 +67,10 @@ def render_site(
     """Write the whole site into ``out`` (an empty folder); return the warnings.
 
     ``history`` holds earlier snapshots (only those dated before ``snapshot`` are used, so a
-    past day re-renders exactly as it was). ``now`` decides the guards. ``banner_warnings``
-    (``serve``) shows every warning in a banner on every page. ``pages`` is the page list,
+    past day re-renders exactly as it was), or is a function that loads them: it is called
+    once the ``first`` downloads, which read the current snapshot alone, are written. ``now``
+    decides the guards. ``banner_warnings`` (``serve``) shows every warning in a banner on
+    every page. ``pages`` is the page list,
     rendered in order (each entry when it is available for these snapshots). ``attempt`` is
     the record of the latest refresh attempt (``builder.snapshot.attempt``): the pages show
     each source's status as of that attempt, and stale boards when its Arena source failed;
@@ -98,11 +100,18 @@ def render_site(
                                                                           ("machine", rule.machines)) for i in ids}
     snap = apply_attempt(snap, attempt) if snap is not None else None
     guards = check_guards(snap, now)
-    earlier = _earlier(history, snap.date if snap else None)
     warnings = _input_warnings(snap, guards, "index" in content)
-    w = SiteWriter(out, make_env(templates), {}, urlsplit(base_url).path or "/", cfg, base, snap=snap,
-                   saved=snapshot, history=earlier, content=content, warnings=warnings,
+    w = SiteWriter(out, make_env(templates), {"base_url": base_url}, urlsplit(base_url).path or "/", cfg, base,
+                   snap=snap, saved=snapshot, history=[], content=content, warnings=warnings,
                    attribution=board_attribution(cfg.site.title, base_url))
+    # the first downloads read the current snapshot alone: written (and the work beside the
+    # render that reads them started, by ``after``) before the earlier snapshots are loaded
+    for page in pages:
+        if page.first is not None and page.available(snap, ()):
+            page.first(w)
+    if after is not None:
+        after("first")
+    earlier = w.history = _earlier(history() if callable(history) else history, snap.date if snap else None)
     if change_log is not None:
         w.changes = change_log([*earlier, *([snap] if snap is not None else [])])
     chosen = [p for p in pages if p.available(snap, earlier)]
@@ -134,11 +143,6 @@ def render_site(
     aside = _Aside.start(w, [p for p in chosen if p.beside])
     try:
         warnings += copy_static([t / "static" for t in templates], out / "static")
-        for page in chosen:
-            if page.first is not None:
-                page.first(w)
-        if after is not None:
-            after("first")
         for page in chosen:
             if not (page.beside and aside is not None and aside.finish(out)):
                 page.render(w)

@@ -48,7 +48,9 @@ class Page:
     entry) for these inputs. ``menu`` is the menu title (``None``: not in the menu), or a
     function of the writer when the title comes from the content (the About page).
     ``first(writer)``, when given, writes downloads before any page is rendered: those that
-    work beside the render reads (the evidence the build's verify recomputes meanwhile).
+    work beside the render reads (the evidence the build's verify recomputes meanwhile). It
+    reads the current snapshot alone, and runs before the earlier ones are loaded: the page's
+    ``available`` must not depend on them (it is asked with none).
     ``beside``: ``render`` writes files and nothing else (no HTML page for the sitemap, no
     warning, no share card): ``render_site`` runs it in a forked copy of the process
     (``builder.util.beside``) while the other pages are written, waits for it at its place
