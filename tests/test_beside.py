@@ -68,7 +68,15 @@ def test_no_child_where_a_fork_is_not_safe(monkeypatch):
     monkeypatch.setattr(beside.threading, "active_count", lambda: 2)  # another thread runs
     job = Beside(lambda: ran.append(1))
     assert not job.started and job.join() is False
+    monkeypatch.setattr(beside.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(beside, "room_for_a_copy", lambda: False)  # a copy might not fit in memory
+    job = Beside(lambda: ran.append(1))
+    assert not job.started and job.join() is False
     assert ran == []  # the work is left to the caller, which computes what it does not find
+
+
+def test_room_for_a_copy_reads_this_process_and_the_machine():
+    assert beside.room_for_a_copy() is True  # a test process is far smaller than the memory left
 
 
 def test_a_real_second_thread_prevents_the_fork(monkeypatch):

@@ -4,16 +4,19 @@
     job.join()             waits for the child: True when fill() returned, False otherwise
     job.cancel()           stops the child (and reaps it) when its work is no longer wanted
 
-Only for work whose result lands where the caller looks anyway and would otherwise compute it
-itself: a memo (``builder.util.memo``), written whole or not at all. A child that fails, is
-killed or was never started then changes the time taken, never the result, so nothing here
-reports why a child failed. The caller joins before it reads what the child fills.
+Only for work whose result lands where the caller looks for it and would otherwise produce
+itself: a memo (``builder.util.memo``, written whole or not at all), or a folder of the
+child's own that the caller moves in after a successful join (``builder.render.site``'s
+``Page.beside`` pages). A child that fails, is killed or was never started then changes the
+time taken, never the result, so nothing here reports why a child failed.
 
 The child is a fork: it starts with everything this process has loaded (the snapshots, the
 imported modules) at no cost, which a fresh interpreter would pay for again. It forks only on
-Linux and only while this process runs a single thread (a fork copies one thread, and a lock
-another held stays locked in the child). It ends by ``os._exit``: no exit handler runs and no
-buffer the parent also holds is written twice.
+Linux, only while this process runs a single thread (a fork copies one thread, and a lock
+another held stays locked in the child) and only while the memory available exceeds this
+process's resident size (a page either process writes is copied: at worst, every page). It
+ends by ``os._exit``: no exit handler runs and no buffer the parent also holds is written
+twice.
 """
 
 from __future__ import annotations
@@ -26,9 +29,23 @@ from collections.abc import Callable
 
 
 def can_fork() -> bool:
-    """A fork is safe here: Linux, one thread, and ``MODELBOARDS_NO_FORK`` unset (a switch for measuring)."""
+    """A fork is safe here: Linux, one thread, room for a copy, and ``MODELBOARDS_NO_FORK`` unset
+    (a switch for measuring)."""
     return (sys.platform == "linux" and threading.active_count() == 1
-            and not os.environ.get("MODELBOARDS_NO_FORK"))
+            and not os.environ.get("MODELBOARDS_NO_FORK") and room_for_a_copy())
+
+
+def room_for_a_copy() -> bool:
+    """The memory available (``MemAvailable``) exceeds this process's resident size; True when
+    either cannot be read."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            resident = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            available = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return True
+    return resident < available
 
 
 class Beside:
