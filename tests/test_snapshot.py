@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from builder.snapshot import (
     validate_snapshot,
     write_snapshot,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def snap_json(
@@ -349,3 +352,54 @@ def test_a_loaded_snapshot_tells_the_digest_of_its_text(tmp_path):
     assert snap == load_snapshot(path) == validate_snapshot(json.loads(text))  # equality is the fields' alone
     assert source_sha256(snap.model_copy(update={"stale": not snap.stale})) is None  # another object
     assert source_sha256(validate_snapshot(json.loads(text))) is None  # not parsed from a text
+
+
+def test_a_saved_file_is_published_byte_for_byte_and_an_older_one_as_a_build_saves_it(tmp_path):
+    """``data/snapshots/<date>.json`` is the saved file itself when it loads as it is (its SHA-256
+    is the repository's file's); an older schema's file, migrated on load, and a snapshot not
+    read from a file are written as a build saves them, and load back to the same snapshot."""
+    import hashlib
+
+    from builder.render.pages.archive import snapshot_download
+    from builder.snapshot.load import source_text, validated_here
+    from builder.snapshot.store import dump_snapshot
+
+    saved = ROOT / "snapshots" / "2026-11-29.json"
+    demo = load_snapshot(saved)
+    assert snapshot_download(demo) == saved.read_text(encoding="utf-8")
+    assert validated_here(hashlib.sha256(saved.read_bytes()).hexdigest())
+    v1 = {k: v for k, v in snap_json().items() if k not in ("previous_date", "worked_example", "backfill")}
+    old = tmp_path / "2026-11-30.json"
+    old.write_text(json.dumps({**v1, "schema_version": 1}), encoding="utf-8")
+    migrated = load_snapshot(old)
+    assert source_text(migrated) is None and not validated_here(hashlib.sha256(old.read_bytes()).hexdigest())
+    assert snapshot_download(migrated) == dump_snapshot(migrated)
+    again = tmp_path / "again.json"
+    again.write_text(snapshot_download(migrated), encoding="utf-8")
+    assert load_snapshot(again) == migrated
+    built = validate_snapshot(snap_json())
+    assert source_text(built) is None and snapshot_download(built) == dump_snapshot(built)
+
+
+def test_the_published_snapshots_check_loads_only_what_this_process_did_not(tmp_path, monkeypatch):
+    """A published text that validated here (a saved file published as it is) is not loaded
+    again; any other text is, and one that does not load still stops the verify."""
+    import shutil
+
+    from builder.evidence import verify
+
+    published = tmp_path / "site" / "data" / "snapshots"
+    published.mkdir(parents=True)
+    saved = ROOT / "snapshots" / "2026-11-29.json"
+    load_snapshot(saved)
+    shutil.copy(saved, published / saved.name)
+    (published / "2026-11-30.json").write_text(saved.read_text(encoding="utf-8").replace("\n", "\n "),
+                                               encoding="utf-8")  # the same values, another text
+    loads: list[str] = []
+    real = verify.load_snapshot
+    monkeypatch.setattr(verify, "load_snapshot", lambda path: (loads.append(path.name), real(path))[1])
+    verify.check_published_snapshots(tmp_path / "site")
+    assert loads == ["2026-11-30.json"]
+    (published / "2026-12-01.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(UserError, match="2026-12-01.json"):
+        verify.check_published_snapshots(tmp_path / "site")

@@ -167,7 +167,10 @@ def _fixture_render(tmp_path: Path) -> Callable[[str], dict[str, bytes]]:
     snaps = tmp_path / "snaps"
     snaps.mkdir()
     for n, day in enumerate(("2026-11-15", "2026-11-22", "2026-11-29")):
-        (snaps / f"{day}.json").write_text(json.dumps(make_snapshot(10 + n, seed=n, day=day)), encoding="utf-8")
+        doc = make_snapshot(10 + n, seed=n, day=day)
+        if n == 0:  # the first day saved under schema 2: migrated on load, published as a build saves it
+            doc = _as_schema_2(doc)
+        (snaps / f"{day}.json").write_text(json.dumps(doc), encoding="utf-8")
 
     def render(out: str) -> dict[str, bytes]:
         res = CliRunner().invoke(main, ["--config", str(config), "render", "--snapshot",
@@ -176,6 +179,20 @@ def _fixture_render(tmp_path: Path) -> Callable[[str], dict[str, bytes]]:
         return _tree(tmp_path / out)
 
     return render
+
+
+def _as_schema_2(doc: dict[str, Any]) -> dict[str, Any]:
+    """A schema-3 snapshot as schema 2 saved it (no uncertainty anywhere)."""
+    doc = {k: v for k, v in doc.items() if k != "uncertainty"}
+    doc["schema_version"] = 2
+    for b in doc["boards"]:
+        b.pop("uncertainty", None)
+        for row in [*b["rows"], *b["new"]]:
+            row.pop("uncertainty", None)
+    for m in doc["machines"]:
+        for row in m["rows"]:
+            row.pop("uncertainty", None)
+    return doc
 
 
 def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path):
@@ -198,11 +215,15 @@ BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (a
 
 def test_a_first_render_does_its_files_only_work_beside_the_pages(tmp_path: Path, monkeypatch):
     """The earlier days' downloads, both schemas, the API documents, the compare data and the
-    published snapshots' check are done by forked processes while the pages are written (none
+    check of the published snapshot texts this process did not validate (the day saved under
+    schema 2, migrated) are done by forked processes while the pages are written (none
     of it falls back to the render's own process: each Page.beside entry writes files only),
     and the site is the one a render without them writes; no folder of theirs is left."""
+    from builder.snapshot import load as snapshot_load
+
     monkeypatch.setattr(beside.threading, "active_count", lambda: 1)  # whatever threads pytest keeps
     monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
+    monkeypatch.setattr(snapshot_load, "_VALIDATED", set())  # no text validated by an earlier test
     log = tmp_path / "calls"
 
     def logged(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -36,6 +36,7 @@ from typing import IO
 
 from builder.errors import UserError
 from builder.snapshot import list_snapshots, load_snapshot
+from builder.snapshot.load import validated_here
 from builder.util.beside import Beside
 from builder.util.memo import Memo, memo_key
 
@@ -180,29 +181,38 @@ def start_recompute(site_dir: Path, verdicts: Memo | None = None) -> RecomputeRu
     return RecomputeRun(site_dir, (verdicts, key))
 
 
-def _check_key(path: Path) -> str | None:
-    """The ``SNAPSHOT_CHECK_MEMO`` key of a published snapshot's text (None: unreadable)."""
+def _check_key(path: Path, memo: Memo | None) -> str | None:
+    """``VALIDATED_HERE`` for a published snapshot's text that validated in this process (the
+    saved file published as it is: ``builder.snapshot.load.validated_here``), else its
+    ``SNAPSHOT_CHECK_MEMO`` key; None when unreadable or without ``memo``."""
     try:
-        return memo_key(SNAPSHOT_CHECK_MEMO, path.read_bytes())
+        data = path.read_bytes()
     except OSError:
         return None  # load_snapshot says what is wrong with the file
+    if validated_here(hashlib.sha256(data).hexdigest()):
+        return VALIDATED_HERE
+    return memo_key(SNAPSHOT_CHECK_MEMO, data) if memo is not None else None
+
+
+VALIDATED_HERE = "validated-here"
+"``_check_key`` of a text that validated in this process."
 
 
 def unchecked_snapshots(site_dir: Path, memo: Memo) -> bool:
-    """Some ``data/snapshots/<date>.json`` of the site is a text ``memo`` does not hold as loaded before."""
-    return any(key is None or not memo.holds(key)
-               for key in map(_check_key, list_snapshots(Path(site_dir) / "data" / "snapshots")))
+    """Some ``data/snapshots/<date>.json`` of the site is a text neither this process validated
+    nor ``memo`` holds as loaded before."""
+    return any(key is None or (key != VALIDATED_HERE and not memo.holds(key))
+               for key in (_check_key(p, memo) for p in list_snapshots(Path(site_dir) / "data" / "snapshots")))
 
 
 def check_published_snapshots(site_dir: Path, memo: Memo | None = None) -> None:
     """Every ``data/snapshots/<date>.json`` of the site loads under the snapshot schema (else
-    ``UserError``). With ``memo``, a text that loaded before under this code is not loaded again."""
+    ``UserError``). A text that validated in this process (the saved file, published as it
+    is) is not loaded again; with ``memo``, neither is one that loaded before under this code."""
     for path in list_snapshots(Path(site_dir) / "data" / "snapshots"):
-        key = None
-        if memo is not None:
-            key = _check_key(path)
-            if key is not None and memo.get(key) is not None:
-                continue
+        key = _check_key(path, memo)
+        if key == VALIDATED_HERE or (memo is not None and key is not None and memo.get(key) is not None):
+            continue
         load_snapshot(path)
         if memo is not None and key is not None:
             memo.put(key, "")

@@ -62,16 +62,23 @@ def describe_error(error: ErrorDetails, data: Any) -> str:
 
 def parse_snapshot(text: str, origin: str = "<snapshot>") -> Snapshot:
     """Parse, migrate and validate snapshot JSON; every problem is one ``UserError`` line.
-    ``source_sha256`` tells the SHA-256 of ``text`` from the snapshot returned."""
-    snapshot = _parse(text, origin)
+    ``source_sha256`` tells the SHA-256 of ``text`` from the snapshot returned, and
+    ``source_text`` the text itself when it validated as it is (the current schema)."""
+    snapshot, as_is = _parse(text, origin)
     key = id(snapshot)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    _SOURCES[key] = (weakref.ref(snapshot, lambda _: _SOURCES.pop(key, None)), digest)  # gone with the snapshot
+    # gone with the snapshot
+    _SOURCES[key] = (weakref.ref(snapshot, lambda _: _SOURCES.pop(key, None)), digest, text if as_is else None)
+    if as_is:
+        _VALIDATED.add(digest)
     return snapshot
 
 
-_SOURCES: dict[int, tuple[weakref.ref[Snapshot], str]] = {}
-"Per snapshot parsed in this process (while it lives): the SHA-256 of the text it was parsed from."
+_SOURCES: dict[int, tuple[weakref.ref[Snapshot], str, str | None]] = {}
+"""Per snapshot parsed in this process (while it lives): the SHA-256 of the text it was parsed
+from, and the text when it validated as it is."""
+_VALIDATED: set[str] = set()
+"The SHA-256 of every text that validated as a snapshot of the current schema, as it is, in this process."
 
 
 def source_sha256(snapshot: Snapshot) -> str | None:
@@ -83,12 +90,27 @@ def source_sha256(snapshot: Snapshot) -> str | None:
     return entry[1] if entry is not None and entry[0]() is snapshot else None
 
 
-def _parse(text: str, origin: str) -> Snapshot:
+def source_text(snapshot: Snapshot) -> str | None:
+    """The text ``snapshot`` was parsed from, when it validated as it is (in the current
+    schema, nothing migrated): the saved file, byte for byte. None otherwise (an older schema,
+    or a snapshot not parsed from a text)."""
+    entry = _SOURCES.get(id(snapshot))
+    return entry[2] if entry is not None and entry[0]() is snapshot else None
+
+
+def validated_here(digest: str) -> bool:
+    """A text of this SHA-256 (hex) validated as a snapshot of the current schema, as it is, in
+    this process: under this code it loads, so loading it again would tell nothing new."""
+    return digest in _VALIDATED
+
+
+def _parse(text: str, origin: str) -> tuple[Snapshot, bool]:
+    """The snapshot, and whether ``text`` validated as it is (the current schema)."""
     try:
         # A snapshot in the current schema validates straight from its text, in one parse (the
         # same validation as below); an older version, bad JSON or a problem to name takes the
         # full path, which migrates and words the error.
-        return Snapshot.model_validate_json(text)
+        return Snapshot.model_validate_json(text), True
     except ValidationError:
         pass
     try:
@@ -97,7 +119,7 @@ def _parse(text: str, origin: str) -> Snapshot:
         raise UserError(f"{origin}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise UserError(f"{origin}: expected a JSON object at the top level, got {type(data).__name__}")
-    return validate_snapshot(data, origin, text=text)
+    return validate_snapshot(data, origin, text=text), False
 
 
 def validate_snapshot(data: dict[str, Any], origin: str = "<snapshot>", *, text: str | None = None) -> Snapshot:

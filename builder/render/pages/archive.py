@@ -16,8 +16,9 @@ from typing import Any
 
 from builder.render import exports
 from builder.render.writer import SiteWriter, Snap
-from builder.snapshot.load import source_sha256
+from builder.snapshot.load import source_sha256, source_text
 from builder.snapshot.models import Family, Role
+from builder.snapshot.store import dump_snapshot
 from builder.util.memo import Memo, memo_key
 
 ARCHIVE_MEMO = "archive-downloads"
@@ -30,10 +31,13 @@ def all_snapshots(w: SiteWriter) -> list[Snap]:
 
 
 def snapshot_download(snap: Snap) -> str:
-    """``data/snapshots/<date>.json``: the snapshot as compact JSON, keys in the schema's order
-    (as the saved file has them), by pydantic's own serialiser (a fifth of the time of dumping
-    and encoding it: about 0.013 s a day)."""
-    return snap.model_dump_json() + "\n"
+    """``data/snapshots/<date>.json``: the saved file, byte for byte (the text the snapshot was
+    loaded from, when it loaded as it is), else the snapshot as a build saves it
+    (``builder.snapshot.store.dump_snapshot``: an older schema's file, migrated on load; the
+    build's own new snapshot, which it saved in that form). Anyone can compare the download
+    with the repository's file by its SHA-256."""
+    text = source_text(snap)
+    return text if text is not None else dump_snapshot(snap)
 
 
 def render_archived_downloads(w: SiteWriter) -> None:
