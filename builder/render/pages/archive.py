@@ -63,6 +63,9 @@ def render_archive(w: SiteWriter) -> None:
 
 
 def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
+    saved = source_text(snap)
+    if saved is not None:  # the saved file itself: written as it is, never kept twice in the memo
+        w.file(f"data/snapshots/{snap.date}.json", saved)
     # the day's content: the digest of the text it was loaded from (the code is in every key),
     # else the snapshot itself as JSON
     digest = source_sha256(snap)
@@ -70,17 +73,17 @@ def _render_archived_downloads(w: SiteWriter, snap: Snap, memo: Memo) -> None:
     key = memo_key(ARCHIVE_MEMO, w.attribution, *content)
     files = memo.get_texts(key)
     if files is None:
-        files = archived_downloads(snap, w.attribution)
+        files = archived_downloads(snap, w.attribution, with_snapshot=saved is None)
         memo.put_texts(key, files)
     for rel, text in files.items():
         w.file(rel, text)
 
 
-def archived_downloads(snap: Snap, attribution: str) -> dict[str, str]:
-    """An earlier day's downloads (path in the site -> text): its snapshot and each board's CSV,
-    JSON and, with a bootstrap, pairwise CSV."""
+def archived_downloads(snap: Snap, attribution: str, *, with_snapshot: bool = True) -> dict[str, str]:
+    """An earlier day's downloads (path in the site -> text): its snapshot (unless not
+    ``with_snapshot``) and each board's CSV, JSON and, with a bootstrap, pairwise CSV."""
     day = snap.date
-    files = {f"data/snapshots/{day}.json": snapshot_download(snap)}
+    files = {f"data/snapshots/{day}.json": snapshot_download(snap)} if with_snapshot else {}
     for b in snap.boards:
         files[f"data/archive/{day}/{b.id}.csv"] = exports.render_board_csv(b)
         files[f"data/archive/{day}/{b.id}.json"] = exports.render_board_json(b, snap, attribution)
