@@ -11,7 +11,11 @@ depth, uses the base URL's path. The output depends only on its inputs (snapshot
 config, content, templates and ``now``): rendering the same inputs twice is byte-identical.
 
 The pages are the explicit list ``builder.render.pages.PAGES``: each entry renders when its
-``available`` says so for this snapshot, and its menu entry appears only then.
+``available`` says so for this snapshot, and its menu entry appears only then. The first
+downloads (``Page.first``) are written before the earlier snapshots are loaded; the entries
+that only write files (``Page.beside``) are rendered by a forked copy of the process into a
+folder of its own and moved in at their turn, or rendered here when the copy cannot be made
+or fails: the output is the same either way.
 """
 
 from __future__ import annotations

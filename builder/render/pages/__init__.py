@@ -3,7 +3,9 @@
 ``builder.render.site.render_site`` renders exactly the entries of the list it is given
 (``PAGES`` by default) whose ``available(snapshot, earlier_snapshots)`` is true; the menu
 shows those that have a menu title. To add a page: write a module here with a
-``render_*(w: SiteWriter)`` function and add one ``Page`` entry below.
+``render_*(w: SiteWriter)`` function and add one ``Page`` entry below. An entry whose render
+writes files and nothing else (no HTML page, warning or share card) can say ``beside=True``:
+a forked copy of the render writes it while the pages are written (``Page``).
 """
 
 from __future__ import annotations
