@@ -573,18 +573,14 @@ def render_verified(site_dir: Path, render: Callable[[Callable[[str], None]], T]
     ``after`` hook, ``builder.evidence.verify.RecomputeWhenReady``) and runs while the pages are
     written; the verdict still waits for it, so a site whose numbers do not rebuild is never
     swapped in. A render that fails stops the script. With ``base``, a run of the same script
-    over inputs of the same bytes that rebuilt everything is read back from its memo, and the
-    published snapshots are checked beside the pages as soon as they are written, into the
-    memo the verify reads.
+    over inputs of the same bytes that rebuilt everything is read back from its memo.
     """
-    from builder.evidence.verify import SNAPSHOT_CHECK_MEMO, VERDICT_MEMO, RecomputeWhenReady
+    from builder.evidence.verify import VERDICT_MEMO, RecomputeWhenReady
     from builder.util.memo import Memo
 
-    early = (RecomputeWhenReady(site_dir, Memo(base, VERDICT_MEMO), Memo(base, SNAPSHOT_CHECK_MEMO))
-             if base is not None else RecomputeWhenReady(site_dir))
+    early = RecomputeWhenReady(site_dir, Memo(base, VERDICT_MEMO) if base is not None else None)
     try:
         result = render(early.after_page)
-        early.checked()
         verify_or_fail(site_dir, early.run, base)
     except BaseException:
         early.cancel()

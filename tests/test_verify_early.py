@@ -207,23 +207,19 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
     assert render("spoiled") == cold
 
 
-# what a first render does beside its pages (the Page.beside entries, RecomputeWhenReady's
-# check), by a function only that work calls
+# what a first render does beside its pages (the Page.beside entries), by a function only that work calls
 BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (api_page, "render_schema_files"),
-          (api_page, "render_api_files"), (compare_page, "compute_compare_model"), (verify, "load_snapshot"))
+          (api_page, "render_api_files"), (compare_page, "compute_compare_model"))
 
 
 def test_a_first_render_does_its_files_only_work_beside_the_pages(tmp_path: Path, monkeypatch):
-    """The earlier days' downloads, both schemas, the API documents, the compare data and the
-    check of the published snapshot texts this process did not validate (the day saved under
-    schema 2, migrated) are done by forked processes while the pages are written (none
+    """The earlier days' downloads (one day saved under schema 2, migrated on load), both
+    schemas, the API documents and the compare data are done by a forked process while the
+    pages are written (none
     of it falls back to the render's own process: each Page.beside entry writes files only),
     and the site is the one a render without them writes; no folder of theirs is left."""
-    from builder.snapshot import load as snapshot_load
-
     monkeypatch.setattr(beside.threading, "active_count", lambda: 1)  # whatever threads pytest keeps
     monkeypatch.delenv("MODELBOARDS_NO_FORK", raising=False)
-    monkeypatch.setattr(snapshot_load, "_VALIDATED", set())  # no text validated by an earlier test
     log = tmp_path / "calls"
 
     def logged(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

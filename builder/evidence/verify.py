@@ -37,7 +37,6 @@ from typing import IO
 from builder.errors import UserError
 from builder.snapshot import list_snapshots, load_snapshot
 from builder.snapshot.load import validated_here
-from builder.util.beside import Beside
 from builder.util.memo import Memo, memo_key
 
 TIMEOUT = 600
@@ -181,37 +180,20 @@ def start_recompute(site_dir: Path, verdicts: Memo | None = None) -> RecomputeRu
     return RecomputeRun(site_dir, (verdicts, key))
 
 
-def _check_key(path: Path, memo: Memo | None) -> str | None:
-    """``VALIDATED_HERE`` for a published snapshot's text that validated in this process (the
-    saved file published as it is: ``builder.snapshot.load.validated_here``), else its
-    ``SNAPSHOT_CHECK_MEMO`` key; None when unreadable or without ``memo``."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None  # load_snapshot says what is wrong with the file
-    if validated_here(hashlib.sha256(data).hexdigest()):
-        return VALIDATED_HERE
-    return memo_key(SNAPSHOT_CHECK_MEMO, data) if memo is not None else None
-
-
-VALIDATED_HERE = "validated-here"
-"``_check_key`` of a text that validated in this process."
-
-
-def unchecked_snapshots(site_dir: Path, memo: Memo) -> bool:
-    """Some ``data/snapshots/<date>.json`` of the site is a text neither this process validated
-    nor ``memo`` holds as loaded before."""
-    return any(key is None or (key != VALIDATED_HERE and not memo.holds(key))
-               for key in (_check_key(p, memo) for p in list_snapshots(Path(site_dir) / "data" / "snapshots")))
-
-
 def check_published_snapshots(site_dir: Path, memo: Memo | None = None) -> None:
     """Every ``data/snapshots/<date>.json`` of the site loads under the snapshot schema (else
-    ``UserError``). A text that validated in this process (the saved file, published as it
-    is) is not loaded again; with ``memo``, neither is one that loaded before under this code."""
+    ``UserError``). A text that validated in this process (a saved file published as it is:
+    ``builder.snapshot.load.validated_here``) is not loaded again; with ``memo``, neither is
+    one that loaded before under this code."""
     for path in list_snapshots(Path(site_dir) / "data" / "snapshots"):
-        key = _check_key(path, memo)
-        if key == VALIDATED_HERE or (memo is not None and key is not None and memo.get(key) is not None):
+        try:
+            data: bytes | None = path.read_bytes()
+        except OSError:
+            data = None  # load_snapshot says what is wrong with the file
+        if data is not None and validated_here(hashlib.sha256(data).hexdigest()):
+            continue
+        key = memo_key(SNAPSHOT_CHECK_MEMO, data) if memo is not None and data is not None else None
+        if memo is not None and key is not None and memo.get(key) is not None:
             continue
         load_snapshot(path)
         if memo is not None and key is not None:
@@ -261,38 +243,17 @@ class RecomputeWhenReady:
     script starts and runs while the pages are written. ``run`` is None until then (a
     site without the script, or a render that has not reached it); ``cancel`` stops it when the
     render fails. ``verdicts``: see ``start_recompute``.
-
-    With ``checks`` (``SNAPSHOT_CHECK_MEMO``), the first time ``data/snapshots/`` is in the
-    site, ``check_published_snapshots`` runs on it in a forked process
-    (``builder.util.beside``) while the pages go on, filling the memo with the texts that
-    loaded; ``checked`` waits for it. The verify's own check still reads every file: a text
-    the child did not see whole, or that did not load, is simply loaded again there.
     """
 
-    def __init__(self, site_dir: Path, verdicts: Memo | None = None, checks: Memo | None = None) -> None:
+    def __init__(self, site_dir: Path, verdicts: Memo | None = None) -> None:
         self.site_dir = Path(site_dir)
         self.verdicts = verdicts
-        self.checks = checks
         self.run: RecomputeRun | RememberedRun | None = None
-        self.checking: Beside | None = None
-        self._looked = False  # for data/snapshots/, once it was there
 
     def after_page(self, key: str) -> None:
         if self.run is None and (self.site_dir / "data" / "recompute.py").is_file():
             self.run = start_recompute(self.site_dir, self.verdicts)
-        if self.checks is not None and not self._looked and (self.site_dir / "data" / "snapshots").is_dir():
-            self._looked = True
-            checks, site_dir = self.checks, self.site_dir
-            if unchecked_snapshots(site_dir, checks):
-                self.checking = Beside(lambda: check_published_snapshots(site_dir, checks))
-
-    def checked(self) -> None:
-        """Wait for the check of the published snapshots started beside the pages (if any)."""
-        if self.checking is not None:
-            self.checking.join()
 
     def cancel(self) -> None:
         if self.run is not None:
             self.run.cancel()
-        if self.checking is not None:
-            self.checking.cancel()

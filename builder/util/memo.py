@@ -8,7 +8,6 @@
         it was computed from; ``prune`` keeps what this process used and at most as many
         others again (the most recently used), so a memo never outgrows a few renders
     .get_texts(key) / .put_texts(key, {name: text})   several texts as one entry
-    .holds(key)                           an entry is there (unread: ``get`` checks it)
 
 A memo is only for a function whose result depends on nothing but what its key covers: its
 input's content (hashed in full) and the code (``code_fingerprint``: any change to any module
@@ -76,11 +75,6 @@ class Memo:
             return None
         digest, _, text = stored.partition("\n")
         return text if digest == hashlib.sha256(text.encode()).hexdigest() else None
-
-    def holds(self, key: str) -> bool:
-        """An entry is kept under ``key`` (not read, so not checked: work that fills a memo ahead
-        of its reader skips what is there; the reader's ``get`` still checks it)."""
-        return (self.folder / key).is_file()
 
     def get_texts(self, key: str) -> dict[str, str] | None:
         """The texts ``put_texts`` kept under ``key``; None when absent, unreadable or damaged."""
