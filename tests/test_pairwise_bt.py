@@ -182,3 +182,33 @@ def test_battle_order_does_not_matter():
     b = _battles(BASE)
     perm = rng.permutation(len(b))
     assert np.allclose(fit_bt(count_pairs(b)).ratings, fit_bt(count_pairs(b.take(perm))).ratings, atol=1e-9)
+
+
+def test_one_blas_thread_limits_every_blas_and_finds_them_again_after_an_import(monkeypatch):
+    """Inside, every BLAS loaded has one thread; after, each has what it had. The libraries are
+    looked up once, and again once a module was imported (it may have loaded another BLAS)."""
+    import sys
+
+    from threadpoolctl import ThreadpoolController
+
+    import builder.pairwise.bt as bt
+
+    before = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info() if lib["user_api"] == "blas"}
+    assert before  # numpy's own at least
+    with bt.one_blas_thread():
+        inside = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info()
+                  if lib["user_api"] == "blas"}
+    assert inside == dict.fromkeys(before, 1)
+    after = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info() if lib["user_api"] == "blas"}
+    assert after == before
+    made = []
+    monkeypatch.setattr(bt, "ThreadpoolController", lambda: made.append(1) or ThreadpoolController())
+    monkeypatch.setattr(bt, "_blas", {})
+    for _ in range(3):
+        with bt.one_blas_thread():
+            pass
+    assert len(made) == 1
+    monkeypatch.setitem(sys.modules, "a_module_imported_meanwhile", sys)
+    with bt.one_blas_thread():
+        pass
+    assert len(made) == 2

@@ -33,11 +33,12 @@ rating; other components keep their centring.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from builder.errors import UserError
 from builder.pairwise.battles import WIN_A, WIN_B, Battles
@@ -128,11 +129,22 @@ def pair_cells(a: np.ndarray, b: np.ndarray, o: np.ndarray, n: int) -> tuple[np.
     return keys, cell
 
 
-def one_blas_thread() -> threadpool_limits:
+def one_blas_thread() -> Any:
     """A context that keeps BLAS/LAPACK to one thread. The fit solves systems of a few
     hundred unknowns: a BLAS thread pool buys nothing there, and on a loaded machine its
-    spinning threads make run times swing tenfold (measured on 2 cores)."""
-    return threadpool_limits(limits=1, user_api="blas")
+    spinning threads make run times swing tenfold (measured on 2 cores).
+
+    The libraries are found once per process (``threadpoolctl`` walks every loaded shared
+    object for them: about 1 ms, which a build paid hundreds of times, once per fit) and
+    again only after a module was imported, since an import may load another BLAS."""
+    loaded = len(sys.modules)
+    if _blas.get("modules") != loaded:
+        _blas.update(modules=loaded, controller=ThreadpoolController())
+    return _blas["controller"].limit(limits=1, user_api="blas")
+
+
+_blas: dict[str, Any] = {}
+"The process's ``ThreadpoolController`` and the number of modules imported when it was made."
 
 
 # --------------------------------------------------------------------------- diagnosis
