@@ -21,7 +21,8 @@ AFTERNOON = "2026-11-30T12:45:00+00:00"
 
 def _config(tmp: Path, *, arena_recorded: str | None = None) -> Path:
     data = yaml.safe_load((ROOT / "site.yml").read_text())
-    data["arena"].update(bootstrap=5, history_bootstrap=0)
+    # cheap to build: few bootstrap rounds, no styled Arena fit nor flip budgets (tests/test_arena_* cover them)
+    data["arena"].update(bootstrap=5, history_bootstrap=0, style_control=False, flip_top=0)
     for suite in data["evals"]:
         suite["bootstrap"] = 20
     data["fetch"] = {"store": str(tmp / "store")}

@@ -249,8 +249,9 @@ def _closed_port() -> int:
 
 def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -> dict:
     """The matrix's site.yml: the shipped one, every source live on the local server, small
-    caps, few bootstrap rounds (Arena and boards), no eval suites (operator files, not upstream); short timeouts
-    when ``short`` (the case tests them), else patient ones."""
+    caps, few bootstrap rounds (Arena and boards), no styled Arena fit nor flip budgets, no eval
+    suites (operator files, not upstream); short timeouts when ``short`` (the case tests them),
+    else patient ones."""
     timeout, deadline = (TIMEOUT, DEADLINE) if short else (PATIENT_TIMEOUT, PATIENT_DEADLINE)
     data = yaml.safe_load((ROOT / "site.yml").read_text())
     dead = f"http://127.0.0.1:{_closed_port()}"
@@ -268,9 +269,11 @@ def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -
             s["options"]["index_url"] = url("livebench", "index")
         elif s["name"] == "terminal-bench":
             s["url"] = url("terminal-bench", "leaderboard.tar.gz")
+    # the Arena fitted from whatever dump the build keeps, without the style-controlled view
+    # and the flip budgets (a second of each build's CPU; tests/test_arena_* cover them)
     data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=BATTLES_MAX_BYTES,
                          live_timeout=timeout, live_deadline=deadline, live_min_battles=100,
-                         bootstrap=3, history_bootstrap=0)
+                         bootstrap=3, history_bootstrap=0, style_control=False, flip_top=0)
     data["uncertainty"]["rounds"] = 100
     data["evals"] = []
     data["fetch"] = {"store": ".modelboards/store", "retries": 1, "backoff": 0.01}
@@ -320,9 +323,11 @@ sys.exit(launch(sys.argv[1], os.getcwd(), sys.argv[2:], lambda argv: os.execv(ar
 # imports (``PRELOAD``): each case is still ``modelboards build --live`` (``builder.cli:main``
 # with that command line) in a process of its own, with its own files, exit code, rusage and
 # normal interpreter exit, without paying the interpreter start and the imports (1 to 1.6 CPU
-# seconds of a case's 4.5) 34 times over. Such a build's peak RSS leaves out the pages of the
-# preloaded libraries it never touches (30 to 40 MB less than an exec'd build: the matrix's
-# largest was 256 against 288 MB, under the 600 MB limit). The good build before them is exec'd, cold.
+# seconds of a case's 4.5) 34 times over, nor numba's loading of the kernels from its cache
+# (about 0.4 CPU seconds a process, most of it setting up its CPU target). Such a build's peak
+# RSS leaves out the pages of the preloaded libraries it never touches (30 to 40 MB less than
+# an exec'd build: the matrix's largest was 256 against 288 MB, under the 600 MB limit). The
+# good build before them is exec'd, cold.
 PRELOAD = ["builder.cli", "builder.pipeline", "builder.fetch", "builder.fetch_battles", "builder.sources.registry",
            "builder.pairwise.arena", "builder.pairwise.arena_style", "builder.render.site", "builder.evidence.verify",
            "duckdb", "numba", "jinja2", "scipy.optimize", "httpx"]
@@ -330,6 +335,8 @@ _ZYGOTE = _LAUNCH + """
 import importlib, json, signal
 for name in json.loads(sys.argv[1]):
     importlib.import_module(name)
+from builder.cli.warm import warm_kernels
+warm_kernels()  # numba's machine code loaded (and its CPU target set up) once, not in every build
 
 
 def run(argv):

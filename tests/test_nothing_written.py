@@ -22,7 +22,8 @@ LATER = "2026-12-01T06:45:00+00:00"
 
 def _config(tmp: Path) -> Path:
     data = yaml.safe_load((ROOT / "site.yml").read_text())
-    data["arena"].update(bootstrap=5, history_bootstrap=0, battles=str(tmp / "battles.jsonl"))
+    # cheap to build: few bootstrap rounds, no flip budgets (tests/test_arena_flip.py covers them)
+    data["arena"].update(bootstrap=5, history_bootstrap=0, flip_top=0, battles=str(tmp / "battles.jsonl"))
     own = tmp / "evals"
     shutil.copytree(PACKAGE_DATA / "demo" / "evals", own)
     shutil.copy(PACKAGE_DATA / "demo" / "battles" / "clean_battle_demo.jsonl", tmp / "battles.jsonl")
