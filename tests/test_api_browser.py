@@ -5,7 +5,7 @@ and its endpoint links open the API files, whose board rows equal the board down
 from __future__ import annotations
 
 import pytest
-from conftest import PageWatch, axe_violations, serve_directory
+from conftest import PageWatch, axe_context, axe_violations, serve_directory
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def test_api_page_loads_cleanly_and_its_links_open_the_api(browser, origin):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_api_page_passes_axe(browser, origin, scheme):
-    context = browser.new_context(bypass_csp=True, color_scheme=scheme)  # axe is injected as a script
+    context = axe_context(browser, color_scheme=scheme)
     try:
         page = context.new_page()
         page.goto(f"{origin}/api/", wait_until="load")

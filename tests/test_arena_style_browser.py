@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, axe_violations, serve_directory
+from conftest import PageWatch, axe_context, axe_violations, serve_directory
 from fixtures.make_snapshot import attach_arena
 from test_charts import _history
 
@@ -59,7 +59,7 @@ def test_two_tables_without_javascript(browser, site):
 
 def test_view_switch_keeps_its_state_in_the_url(browser, site):
     origin, _ = site
-    context = browser.new_context(bypass_csp=True)
+    context = axe_context(browser)
     page = context.new_page()
     errors = PageWatch(page, origin).errors
     page.goto(f"{origin}/s/arena/")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, axe_violations, serve_directory
+from conftest import PageWatch, axe_context, axe_violations, serve_directory
 from test_charts import _arena, _history
 
 from builder.config import load_config
@@ -292,13 +292,13 @@ def test_without_javascript_the_build_time_charts_are_there(open_chart, site):
 
 def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
     origin, _ = site
-    context = browser.new_context(bypass_csp=True)  # axe is injected as a script: bypass the CSP for this only
+    context = axe_context(browser)
     failures = {}
     try:
         pages = [("", None)] + [(f"{k}/", None) for k in KINDS] + [
             ("history/", "chart-arena"), ("spread/", "chart-arena"), ("spread/", "chart-arena-distribution")]
+        page = context.new_page()
         for path, board in pages:
-            page = context.new_page()
             page.goto(f"{origin}/s/charts/{path}")
             if path:
                 page.wait_for_function("() => document.getElementById('charts').dataset.state === 'ready'")
@@ -308,7 +308,6 @@ def test_axe_finds_no_violations_on_the_chart_pages(browser, site):
             result = axe_violations(page)
             if result:
                 failures[f"{path}{board or ''}"] = result
-            page.close()
     finally:
         context.close()
     assert failures == {}

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import PageWatch, axe_violations, serve_directory
+from conftest import PageWatch, axe_context, axe_violations, serve_directory
 
 from builder.util.text import model_slug
 
@@ -267,7 +267,7 @@ AXE_PAGES = ("", "boards/orchestrator/", "arena/", "compare/", "charts/", "race/
 def test_both_themes_pass_axe(browser, demo, scheme, forced):
     origin, site, _ = demo
     model = sorted(p.parent.name for p in (site / "models").glob("*/index.html"))[0]
-    context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+    context = axe_context(browser, color_scheme=scheme)
     if forced:
         context.add_init_script(f"localStorage.setItem('mb-theme', '{forced}')")
     page = context.new_page()

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, axe_violations, serve_directory
+from conftest import PageWatch, axe_context, axe_violations, serve_directory
 from fixtures.make_snapshot import attach_arena, make_snapshot
 
 from builder.config import ArenaConfig, load_config
@@ -231,7 +231,7 @@ def test_two_hundred_frames(open_race, sites):
 
 def test_axe_finds_no_wcag_a_or_aa_violations(browser, sites):
     origin, _ = sites
-    context = browser.new_context(bypass_csp=True)  # axe is injected inline: the page's CSP rightly forbids it
+    context = axe_context(browser)
     try:
         page = context.new_page()
         page.emulate_media(reduced_motion="reduce")  # table and chart both on screen
