@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from fixtures.make_snapshot import make_snapshot
 
@@ -63,8 +64,11 @@ def test_a_full_disk_while_writing_the_site_is_one_line(tmp_path: Path, snapshot
 
 def test_a_full_disk_while_writing_the_snapshot_is_one_line(tmp_path: Path, monkeypatch):
     cfg = tmp_path / "site.yml"
-    text = (ROOT / "site.yml").read_text(encoding="utf-8")
-    cfg.write_text(text + f"\nfetch:\n  store: {tmp_path / 'store'}\nsnapshots_dir: {tmp_path / 'snapshots'}\n")
+    data = yaml.safe_load((ROOT / "site.yml").read_text(encoding="utf-8"))
+    data.update(fetch={"store": str(tmp_path / "store")}, snapshots_dir=str(tmp_path / "snapshots"))
+    # cheap to build: no history intervals, styled Arena view nor flip budgets (tests/test_arena_* cover them)
+    data["arena"].update(history_bootstrap=0, style_control=False, flip_top=0)
+    cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
     shutil.copytree(ROOT / "content", tmp_path / "content")
 
     def no_space(fd: int) -> None:
