@@ -23,6 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+LIGHT_ARENA = {"history_bootstrap": 0, "style_control": False, "flip_top": 0}
+"""site.yml ``arena`` settings for a test build whose subject is not the Arena's fit: no
+per-slice history intervals, style-controlled view nor flip budgets (about 2 CPU s of a demo
+build; ``tests/test_arena_*`` test them)."""
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import LIGHT_ARENA
 
 from builder.render.site import recover_site, write_site_atomically
 from builder.util.outdir import SITE_MARKER
@@ -27,10 +28,10 @@ NOW = "2026-11-30T12:00:00+00:00"
 
 
 def _project(tmp: Path, **fetch) -> Path:
-    """An offline project in ``tmp`` (bundled payloads), cheap to build: few bootstrap rounds,
-    no styled Arena fit nor flip budgets (tests/test_arena_* cover them)."""
+    """An offline project in ``tmp`` (bundled payloads), cheap to build: few bootstrap rounds
+    and a light Arena (``LIGHT_ARENA``)."""
     data = yaml.safe_load((ROOT / "site.yml").read_text())
-    data["arena"].update(bootstrap=5, history_bootstrap=0, style_control=False, flip_top=0)
+    data["arena"].update(bootstrap=5, **LIGHT_ARENA)
     data["uncertainty"]["rounds"] = 100
     for suite in data["evals"]:
         suite["bootstrap"] = 20

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import LIGHT_ARENA
 from fixtures.make_snapshot import make_snapshot
 
 from builder.cli import main
@@ -66,8 +67,7 @@ def test_a_full_disk_while_writing_the_snapshot_is_one_line(tmp_path: Path, monk
     cfg = tmp_path / "site.yml"
     data = yaml.safe_load((ROOT / "site.yml").read_text(encoding="utf-8"))
     data.update(fetch={"store": str(tmp_path / "store")}, snapshots_dir=str(tmp_path / "snapshots"))
-    # cheap to build: no history intervals, styled Arena view nor flip budgets (tests/test_arena_* cover them)
-    data["arena"].update(history_bootstrap=0, style_control=False, flip_top=0)
+    data["arena"].update(LIGHT_ARENA)
     cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
     shutil.copytree(ROOT / "content", tmp_path / "content")
 

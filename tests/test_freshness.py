@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 from click.testing import CliRunner
+from conftest import LIGHT_ARENA
 
 from builder.cli import main
 from builder.snapshot.attempt import RefreshAttempt, SourceAttempt, apply_attempt, find_attempt, read_attempt
@@ -21,8 +22,7 @@ AFTERNOON = "2026-11-30T12:45:00+00:00"
 
 def _config(tmp: Path, *, arena_recorded: str | None = None) -> Path:
     data = yaml.safe_load((ROOT / "site.yml").read_text())
-    # cheap to build: few bootstrap rounds, no styled Arena fit nor flip budgets (tests/test_arena_* cover them)
-    data["arena"].update(bootstrap=5, history_bootstrap=0, style_control=False, flip_top=0)
+    data["arena"].update(bootstrap=5, **LIGHT_ARENA)
     for suite in data["evals"]:
         suite["bootstrap"] = 20
     data["fetch"] = {"store": str(tmp / "store")}

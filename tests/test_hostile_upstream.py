@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import QuietServer
+from conftest import LIGHT_ARENA, QuietServer
 
 from builder.config import PACKAGE_DATA
 
@@ -249,7 +249,7 @@ def _closed_port() -> int:
 
 def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -> dict:
     """The matrix's site.yml: the shipped one, every source live on the local server, small
-    caps, few bootstrap rounds (Arena and boards), no styled Arena fit nor flip budgets, no eval
+    caps, few bootstrap rounds (Arena and boards), a light Arena (``LIGHT_ARENA``), no eval
     suites (operator files, not upstream); short timeouts when ``short`` (the case tests them),
     else patient ones."""
     timeout, deadline = (TIMEOUT, DEADLINE) if short else (PATIENT_TIMEOUT, PATIENT_DEADLINE)
@@ -269,11 +269,9 @@ def _site_yml(base: str, case: str, refused: set[str], *, short: bool = False) -
             s["options"]["index_url"] = url("livebench", "index")
         elif s["name"] == "terminal-bench":
             s["url"] = url("terminal-bench", "leaderboard.tar.gz")
-    # the Arena fitted from whatever dump the build keeps, without the style-controlled view
-    # and the flip budgets (a second of each build's CPU; tests/test_arena_* cover them)
     data["arena"].update(live_url=url("arena-battles", "clean_battle.jsonl"), live_max_bytes=BATTLES_MAX_BYTES,
                          live_timeout=timeout, live_deadline=deadline, live_min_battles=100,
-                         bootstrap=3, history_bootstrap=0, style_control=False, flip_top=0)
+                         bootstrap=3, **LIGHT_ARENA)
     data["uncertainty"]["rounds"] = 100
     data["evals"] = []
     data["fetch"] = {"store": ".modelboards/store", "retries": 1, "backoff": 0.01}

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import LIGHT_ARENA
 
 from builder.cli import main
 from builder.config import LimitsConfig, SourceConfig
@@ -153,8 +154,7 @@ def test_a_build_with_every_hostile_value_at_once_goes_on(tmp_path: Path):
             s["recorded"] = str(tmp_path / f"{s['name']}.json")
     cfg["fetch"] = {"store": str(tmp_path / "store")}
     cfg["snapshots_dir"] = str(tmp_path / "snapshots")
-    # cheap to build: the battles' Arena page without history intervals, styled view nor flip budgets
-    cfg["arena"].update(history_bootstrap=0, style_control=False, flip_top=0)
+    cfg["arena"].update(LIGHT_ARENA)
     (tmp_path / "site.yml").write_text(yaml.safe_dump(cfg))
     shutil.copytree(ROOT / "content", tmp_path / "content")
     res = CliRunner().invoke(main, ["--config", str(tmp_path / "site.yml"), "build", "--now", NOW.isoformat(),

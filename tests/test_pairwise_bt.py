@@ -193,14 +193,16 @@ def test_one_blas_thread_limits_every_blas_and_finds_them_again_after_an_import(
 
     import builder.pairwise.bt as bt
 
-    before = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info() if lib["user_api"] == "blas"}
+    def blas_threads() -> dict[str, int]:
+        return {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info()
+                if lib["user_api"] == "blas"}
+
+    before = blas_threads()
     assert before  # numpy's own at least
     with bt.one_blas_thread():
-        inside = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info()
-                  if lib["user_api"] == "blas"}
+        inside = blas_threads()
     assert inside == dict.fromkeys(before, 1)
-    after = {lib["filepath"]: lib["num_threads"] for lib in ThreadpoolController().info() if lib["user_api"] == "blas"}
-    assert after == before
+    assert blas_threads() == before
     made = []
     monkeypatch.setattr(bt, "ThreadpoolController", lambda: made.append(1) or ThreadpoolController())
     monkeypatch.setattr(bt, "_blas", {})

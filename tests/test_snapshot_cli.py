@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import LIGHT_ARENA
 
 from builder.cli import main
 from builder.cli.mcp import CACHE_DIR
@@ -31,8 +32,7 @@ def config(tmp_path: Path, snapshots: Path) -> Path:
     """site.yml with its snapshots in ``snapshots`` (and the bundled data for everything else)."""
     cfg = yaml.safe_load((ROOT / "site.yml").read_text(encoding="utf-8"))
     cfg["snapshots_dir"] = str(snapshots)
-    # cheap to build: no history intervals, styled Arena view nor flip budgets (tests/test_arena_* cover them)
-    cfg["arena"].update(history_bootstrap=0, style_control=False, flip_top=0)
+    cfg["arena"].update(LIGHT_ARENA)
     path = tmp_path / "site.yml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import LIGHT_ARENA
 from fixtures.make_snapshot import make_snapshot
 
 from builder.cli import main
@@ -58,8 +59,7 @@ def test_a_failed_local_source_publishes_no_local_path(tmp_path: Path):
             s["recorded"] = str(missing)
     cfg["fetch"] = {"store": str(tmp_path / "store")}
     cfg["snapshots_dir"] = str(tmp_path / "snapshots")
-    # cheap to build: no history intervals, styled Arena view nor flip budgets (tests/test_arena_* cover them)
-    cfg["arena"].update(history_bootstrap=0, style_control=False, flip_top=0)
+    cfg["arena"].update(LIGHT_ARENA)
     (tmp_path / "site.yml").write_text(yaml.safe_dump(cfg))
     shutil.copytree(ROOT / "content", tmp_path / "content")
     res = CliRunner().invoke(main, ["--config", str(tmp_path / "site.yml"), "build", "--now",
