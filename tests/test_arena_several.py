@@ -8,11 +8,11 @@ import csv
 import functools
 import http.server
 import json
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from serving import serve_in_background
 
 from builder.config import NamedArenaConfig, load_config
 from builder.pairwise.arena import compute_arena_section
@@ -89,7 +89,7 @@ def test_the_live_path_fetches_each_arena_from_its_url(tmp_path, shared_data):
     folder = shared_data / "arena" / "genai-arena"
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_background(server)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/clean_battle_20240220.json"
         cfg, base = load_config(ROOT / "site.yml")

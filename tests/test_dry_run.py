@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import QuietServer
+from serving import serve_in_background
 
 from builder.cli import main
 from builder.config import LimitsConfig, load_config
@@ -59,7 +59,7 @@ def arena_server(shared_data: Path):
             pass
 
     httpd = QuietServer(("127.0.0.1", 0), H)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    serve_in_background(httpd)
     yield f"http://127.0.0.1:{httpd.server_address[1]}", state
     httpd.shutdown()
     httpd.server_close()

@@ -15,7 +15,6 @@ import os
 import socket
 import sys
 import tarfile
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import QuietServer, require_shared_data
+from serving import serve_in_background
 
 import builder.fetch as fetch_mod
 import builder.store as store_mod
@@ -132,7 +132,7 @@ class Server:
 
         self.httpd = QuietServer(("127.0.0.1", 0), H)
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_background(self.httpd)
 
     def hits(self, path: str) -> int:
         return sum(p == path for p, _ in self.log)

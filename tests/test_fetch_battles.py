@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import threading
 from datetime import UTC, datetime
 
 import pytest
 from conftest import QuietServer
+from serving import serve_in_background
 
 import builder.fetch as fetch_module
 from builder.config import ArenaConfig, FetchSettings
@@ -100,7 +100,7 @@ class Server:
 
         self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/clean_battle.jsonl"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_background(self.httpd)
 
     def close(self) -> None:
         self.httpd.shutdown()

@@ -41,6 +41,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import LIGHT_ARENA, QuietServer
+from serving import serve_in_background
 
 from builder.config import PACKAGE_DATA
 
@@ -163,7 +164,7 @@ class Upstream:
         self.httpd = QuietServer(("127.0.0.1", 0), H)
         self.port = self.httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_background(self.httpd)
 
     def close(self) -> None:
         self.httpd.shutdown()

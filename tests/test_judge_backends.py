@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import QuietServer
+from serving import serve_in_background
 
 from builder.cli.arena import arena
 from builder.errors import UserError
@@ -63,7 +63,7 @@ class FakeVendor:
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{port}" + ("/api/v1" if vendor == "openrouter" else "/v1")
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
 
     def close(self) -> None:
         self.server.shutdown()

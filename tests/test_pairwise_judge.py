@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 from click.testing import CliRunner
 from conftest import QuietServer
+from serving import POLL_INTERVAL
 
 from builder.cli.arena import arena
 from builder.errors import UserError
@@ -76,7 +77,8 @@ class FakeJudge:
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": POLL_INTERVAL},
+                                       daemon=True)
         self.thread.start()
 
     def close(self) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.server
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -26,6 +25,7 @@ from realdata import (
     registry,
     tar_sha256,
 )
+from serving import serve_in_background
 
 SAMPLE = [
     "aider/polyglot_leaderboard.yml",
@@ -195,7 +195,7 @@ class Mirror:
 
         self.httpd = QuietServer(("127.0.0.1", 0), H)
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_background(self.httpd)
 
     def close(self) -> None:
         self.httpd.shutdown()

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import render_cli
 from fixtures.make_snapshot import make_snapshot
+from serving import serve_in_background
 
 from builder.cli.serve import _QuietHandler, bind_preview
 from builder.errors import UserError
@@ -44,7 +45,7 @@ def served(tmp_path: Path):
     (site / "inside.html").symlink_to(site / "index.html")  # a link within the site is fine
     os.mkfifo(site / "pipe")
     server = bind_preview(0, functools.partial(_QuietHandler, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_background(server)
     yield server.server_address[1]
     server.shutdown()
     server.server_close()
