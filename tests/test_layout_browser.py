@@ -340,21 +340,15 @@ def own_bytes(site: Path, origin: str, urls: list[str]) -> int:
     return total
 
 
-CLS_JS = """() => new Promise(done => {
-    let total = 0;
-    new PerformanceObserver(list => { for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value; })
-        .observe({type: 'layout-shift', buffered: true});
-    setTimeout(() => done(total), 600);
-})"""
-CLS_WINDOW = 0.6  # seconds after the load a page's layout shifts are still counted
-# CLS_JS split in two, so several open tabs are watched during the same 600 ms: the sum kept in
-# the page, read once its window has passed.
+CLS_WINDOW = 0.6  # seconds after its load that a page's layout shifts are counted
 CLS_START_JS = """() => {
     window.__cls = 0;
     new PerformanceObserver(list => {
         for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value;
     }).observe({type: 'layout-shift', buffered: true});
 }"""
+"""Sums the page's layout shifts (those before it ran included) into ``window.__cls``, read once
+the window has passed: several open tabs are watched during the same 600 ms."""
 
 
 def built(site: Path, paths) -> list[str]:
@@ -392,7 +386,9 @@ def check_budget(browser, origin: str, site: Path) -> None:
                 # CSS or scripts cause happens on every load, so one more load decides.
                 page.bring_to_front()
                 page.reload(wait_until="load")
-                cls = page.evaluate(CLS_JS)
+                page.evaluate(CLS_START_JS)
+                time.sleep(CLS_WINDOW)
+                cls = page.evaluate("window.__cls")
             assert cls < 0.01, (width, path, cls)
             weight = own_bytes(site, origin, watch.urls)
             assert 0 < weight < PAGE_BUDGET, (path, weight)

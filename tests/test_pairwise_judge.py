@@ -6,13 +6,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
 from http.server import BaseHTTPRequestHandler
 
 import pytest
 from click.testing import CliRunner
 from conftest import QuietServer
-from serving import POLL_INTERVAL
+from serving import serve_in_background
 
 from builder.cli.arena import arena
 from builder.errors import UserError
@@ -77,9 +76,7 @@ class FakeJudge:
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": POLL_INTERVAL},
-                                       daemon=True)
-        self.thread.start()
+        serve_in_background(self.server)
 
     def close(self) -> None:
         self.server.shutdown()
