@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from builder.api.build import compute_schemas, endpoint_paths, methodology_markdown
+from builder.api.build import api_settings, compute_api, compute_schemas, endpoint_paths, methodology_markdown
 from builder.api.models import SCHEMAS, BoardRow
+from builder.api.page import ApiExample, api_example
 from builder.config import load_config
 from builder.evidence.explain import explain_model, format_explain
-from builder.render.exports import UNCERTAINTY_COLUMNS, board_csv_columns
+from builder.render.exports import UNCERTAINTY_COLUMNS, board_csv_columns, board_download
 from builder.render.site import render_site
 from builder.snapshot import list_snapshots, load_snapshot, validate_snapshot
 from builder.util.text import model_slug
@@ -193,6 +194,24 @@ def test_api_page_lists_tools_endpoints_curl_and_a_client_configuration(bundled_
     for page in ("index.html", "boards/orchestrator/index.html", "data/index.html"):
         assert "API and MCP server</a>" in (bundled_site / page).read_text(encoding="utf-8")
     assert 'href="../api/">API and MCP server</a>' in (bundled_site / "methodology" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("case", ["shipped", "hostile", "first board unranked", "no board ranked"])
+def test_the_api_page_names_the_board_and_model_the_index_starts_with(case, snapshot):
+    """The page's examples (found without the API documents, which a render builds in its
+    forked copy) are the index's first board, its top model, else the index's first model."""
+    snap = validate_snapshot(snapshot if case != "hostile" else _json(FIXTURES / "xss_snapshot.json"))
+    cfg, _ = load_config(ROOT / "site.yml")
+    downloads = {b.id: board_download(b, snap, "attribution") for b in snap.boards}
+    unranked = {"first board unranked": 1, "no board ranked": len(downloads)}.get(case, 0)
+    for doc in list(downloads.values())[:unranked]:  # their ranked rows moved to the new strip
+        doc["new"], doc["rows"] = [*doc["rows"], *doc["new"]], []
+    index = compute_api(snap, [], downloads=downloads, slug=model_slug,
+                        settings=api_settings(cfg, "https://h.example/", "licence", "attribution", None)).index
+    top = index.boards[0].top
+    model = next(m.slug for m in index.models if m.identity == top) if top else index.models[0].slug
+    assert api_example(snap, downloads, model_slug) == ApiExample(index.boards[0].id, model, index.snapshot.date)
+    assert (top is None) == (unranked > 0)
 
 
 def test_hostile_and_empty_snapshots(tmp_path):

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from builder.api import build as api_build
 from builder.errors import CheckFailed, UserError
 from builder.evidence import verify
 from builder.pipeline import render_verified
-from builder.render.pages import api as api_page
 from builder.render.pages import archive
 from builder.render.pages import compare as compare_page
 from builder.render.pages import data as data_page
@@ -208,8 +208,9 @@ def test_a_render_is_the_same_with_its_memos_cold_warm_or_spoiled(tmp_path: Path
 
 
 # what a first render does beside its pages (the Page.beside entries), by a function only that work calls
-BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (api_page, "render_schema_files"),
-          (api_page, "render_api_files"), (compare_page, "compute_compare_model"))
+# (the API documents too: the API page names its examples without them)
+BESIDE = ((archive, "archived_downloads"), (data_page, "render_json_schema"), (api_build, "render_schema_files"),
+          (api_build, "render_api_files"), (api_build, "compute_api"), (compare_page, "compute_compare_model"))
 
 
 def test_a_first_render_does_its_files_only_work_beside_the_pages(tmp_path: Path, monkeypatch):
@@ -239,7 +240,7 @@ def test_a_first_render_does_its_files_only_work_beside_the_pages(tmp_path: Path
     assert here == []  # none of it in the render's own process
     assert render("again") == forked  # the memos read back: only the files written beside again
     again = [line.split() for line in log.read_text(encoding="utf-8").splitlines()][len(calls):]
-    assert {name for name, _ in again} == {"render_api_files", "compute_compare_model"}
+    assert {name for name, _ in again} == {"render_api_files", "compute_api", "compute_compare_model"}
     assert all(int(pid) != os.getpid() for _, pid in again), again
     shutil.rmtree(tmp_path / ".modelboards")
     log.unlink()

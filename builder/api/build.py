@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from builder.api.catalogue import endpoint_paths
 from builder.api.models import (
     SCHEMAS,
     ApiDocuments,
@@ -84,25 +85,6 @@ def api_settings(cfg: SiteConfig, base_url: str, licence: str, attribution: str,
                        aliases=dict(cfg.aliases), memory_fraction=cfg.prices.memory_fraction,
                        gb_per_billion_params=cfg.prices.bytes_per_param_4bit,
                        methodology=methodology.body if methodology is not None else None)
-
-
-# --------------------------------------------------------------------------- endpoints
-
-
-def endpoint_paths() -> list[tuple[str, str, str]]:
-    """(name, path below the site root, description) of every API endpoint and download."""
-    return [
-        ("index", "api/v1/index.json", "Snapshot, endpoints, boards, models (with search keys), picks, sources."),
-        ("board", "api/v1/boards/{id}.json", "One board: the download's rows, where each number came from, rule."),
-        ("model", "api/v1/models/{slug}.json",
-         "One model: facts, calibrated values, rows and explain arithmetic, prices, Arena fit, history."),
-        ("methodology", "api/v1/methodology.md", "The methodology page as markdown."),
-        ("schema_index", "api/v1/schema/index.json", "JSON Schema of index.json."),
-        ("schema_board", "api/v1/schema/board.json", "JSON Schema of boards/{id}.json."),
-        ("schema_model", "api/v1/schema/model.json", "JSON Schema of models/{slug}.json."),
-        ("board_download", "data/boards/{id}.json", "The board download (same rows as the board document)."),
-        ("snapshot_download", "data/snapshots/{date}.json", "The complete snapshot of a day."),
-    ]
 
 
 # --------------------------------------------------------------------------- helpers

@@ -1,4 +1,4 @@
-"""The MCP tools and resources ``modelboards mcp`` serves, described once.
+"""The MCP tools and resources ``modelboards mcp`` serves, and the API's endpoints, described once.
 
 The server takes each tool's description and argument descriptions from here, and the
 "API and MCP" page lists them from here, so the page cannot drift from the server (a test
@@ -121,3 +121,19 @@ RESOURCES: tuple[tuple[str, str, str], ...] = (
     ("modelboards://boards/{id}", "application/json", "One board's API document (api/v1/boards/{id}.json)."),
     ("modelboards://methodology", "text/markdown", "The methodology page as markdown."),
 )
+
+
+def endpoint_paths() -> list[tuple[str, str, str]]:
+    """(name, path below the site root, description) of every API endpoint and download."""
+    return [
+        ("index", "api/v1/index.json", "Snapshot, endpoints, boards, models (with search keys), picks, sources."),
+        ("board", "api/v1/boards/{id}.json", "One board: the download's rows, where each number came from, rule."),
+        ("model", "api/v1/models/{slug}.json",
+         "One model: facts, calibrated values, rows and explain arithmetic, prices, Arena fit, history."),
+        ("methodology", "api/v1/methodology.md", "The methodology page as markdown."),
+        ("schema_index", "api/v1/schema/index.json", "JSON Schema of index.json."),
+        ("schema_board", "api/v1/schema/board.json", "JSON Schema of boards/{id}.json."),
+        ("schema_model", "api/v1/schema/model.json", "JSON Schema of models/{slug}.json."),
+        ("board_download", "data/boards/{id}.json", "The board download (same rows as the board document)."),
+        ("snapshot_download", "data/snapshots/{date}.json", "The complete snapshot of a day."),
+    ]

@@ -1,17 +1,22 @@
 """What the "API and MCP" page shows: endpoints, tools, resources, curl examples, client configuration.
 
-``compute_api_page(base_url, index)`` gathers it as plain values; the page template only lays
-them out. Examples name a real board and model of the snapshot when there is one.
+``compute_api_page(base_url, example)`` gathers it as plain values; the page template only lays
+them out. Examples name a real board and model of the snapshot when there is one
+(``api_example``: the index's first board and its top model, found without building the API
+documents, which a render writes in a forked copy of itself).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from builder.api.build import endpoint_paths
-from builder.api.catalogue import RESOURCES, TOOLS, ToolSpec
-from builder.api.models import IndexDoc
+from builder.api.catalogue import RESOURCES, TOOLS, ToolSpec, endpoint_paths
+
+if TYPE_CHECKING:
+    from builder.snapshot.models import Snapshot
 
 
 @dataclass(frozen=True)
@@ -34,15 +39,38 @@ class ApiPage:
     clients: list[Example]
 
 
+@dataclass(frozen=True)
+class ApiExample:
+    """What the examples name: the index's first board and the slug of its top model (of the
+    index's first model when the board ranks none), and the snapshot's date."""
+
+    board: str
+    model: str
+    snapshot_date: str
+
+
+def api_example(snapshot: Snapshot, downloads: Mapping[str, Mapping[str, Any]],
+                slug: Callable[[str], str]) -> ApiExample:
+    """The example of ``snapshot`` as its API index has it (``builder.api.build.compute_api``
+    with the same board downloads and slugs): its boards in order, each board's top from the
+    download's ranked rows, its models sorted by identity."""
+    boards = [b for b in snapshot.boards if b.id]
+    board = boards[0].id if boards else "orchestrator"
+    rows = (downloads[board].get("rows") or []) if boards else []
+    if rows:
+        return ApiExample(board, slug(rows[0]["identity"]), snapshot.date)
+    identities = ({*snapshot.models} | {o.identity for o in snapshot.observations if o.identity}
+                  | {r.identity for b in boards for r in (*b.rows, *b.new)})
+    return ApiExample(board, slug(min(identities)) if identities else "MODEL", snapshot.date)
+
+
 def _json(doc: object) -> str:
     return json.dumps(doc, indent=2)
 
 
-def compute_api_page(base_url: str, index: IndexDoc | None) -> ApiPage:
-    board = index.boards[0].id if index and index.boards else "orchestrator"
-    top = index.boards[0].top if index and index.boards and index.boards[0].top else None
-    slug = next((m.slug for m in index.models if m.identity == top), None) if index and top else None
-    slug = slug or (index.models[0].slug if index and index.models else "MODEL")
+def compute_api_page(base_url: str, example: ApiExample | None) -> ApiPage:
+    board = example.board if example else "orchestrator"
+    slug = example.model if example else "MODEL"
     api = f"{base_url}api/v1/"
     curl = [
         Example("The index: snapshot, boards, models, sources", f"curl -s {api}index.json"),
@@ -71,5 +99,5 @@ def compute_api_page(base_url: str, index: IndexDoc | None) -> ApiPage:
                 + _json({"mcpServers": {"modelboards": {"url": "http://127.0.0.1:8000/mcp"}}}),
                 "The HTTP transport listens on 127.0.0.1 only."),
     ]
-    return ApiPage(base_url=base_url, snapshot_date=index.snapshot.date if index else None,
+    return ApiPage(base_url=base_url, snapshot_date=example.snapshot_date if example else None,
                    endpoints=endpoint_paths(), tools=TOOLS, resources=RESOURCES, curl=curl, clients=clients)

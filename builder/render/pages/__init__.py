@@ -47,12 +47,6 @@ PAGES: tuple[Page, ...] = (
          first=evidence.write_evidence_files),
     Page("race", race.render_race, "Race", "race/", has_any_snapshot),
     Page("charts", charts.render_charts, "Charts", "charts/", has_snapshot),
-    # files only, written by a forked copy of the render while the pages above are (Page.beside)
-    Page("compare-data", compare.render_compare_data, available=has_snapshot, beside=True),
-    Page("archive-downloads", archive.render_archived_downloads, beside=True),
-    Page("snapshot-schema", data.render_snapshot_schema, beside=True),
-    Page("api-schemas", api.render_api_schemas, available=has_snapshot, beside=True),
-    Page("api-documents", api.render_api_documents, available=has_snapshot, beside=True),
     Page("archive", archive.render_archive, "Archive", "archive/", has_any_snapshot),
     Page("changes", changes.render_changes, None, "changes/", changes.changes_available),
     Page("data", data.render_data, "Data", "data/"),
@@ -61,6 +55,13 @@ PAGES: tuple[Page, ...] = (
     Page("api", api.render_api),
     Page("content", content.render_content_pages),
     Page("404", content.render_not_found),
+    # files only, written by a forked copy of the render while the pages above are (Page.beside),
+    # last: the render waits for the copy at the first of them
+    Page("compare-data", compare.render_compare_data, available=has_snapshot, beside=True),
+    Page("archive-downloads", archive.render_archived_downloads, beside=True),
+    Page("snapshot-schema", data.render_snapshot_schema, beside=True),
+    Page("api-schemas", api.render_api_schemas, available=has_snapshot, beside=True),
+    Page("api-documents", api.render_api_documents, available=has_snapshot, beside=True),
 )
 
 __all__ = ["PAGES"]
